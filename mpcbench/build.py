@@ -1,0 +1,190 @@
+"""`mpcbench build`: generate each level's world, keep the candidates the oracle accepts, and
+write the warehouse.
+
+Candidates are sampled in rounds and judged all at once in SQL (oracle_summary,
+oracle_necessity): a candidate with fewer than N feasible starts is discarded; one where a
+required source does not change the answer is rejected. Candidates are taken in index order
+until the level has its instances, so the result depends only on the configs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import duckdb
+
+from . import __version__, db
+from .config import WorldConfig, load_world_config, world_config_path
+from .dataset import insert_rows, instance_rows, load_dataset, thread_rows
+from .generate import Candidate, booking_index, draft_candidate, finish_candidate, generate_world
+
+SOURCE_ORDER = ("calendar", "policy", "threads", "rooms")
+MAX_CANDIDATES_PER_INSTANCE = 50
+
+Progress = Callable[[int, str, int, int], None]
+
+
+class BuildError(RuntimeError):
+    """The configs cannot give the asked instances (e.g. almost every candidate is rejected)."""
+
+
+@dataclass
+class LevelResult:
+    config: WorldConfig
+    world: dict
+    instances: list[dict]
+    stats: dict
+
+
+def judge_candidates(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Verdict per loaded instance: 'kept', 'too_few_feasible' or '<source>_not_needed'."""
+    db.refresh(con)
+    rows = con.execute("""
+        select s.instance_id, s.has_enough_feasible,
+               list(n.source) filter (where not n.is_needed) as not_needed
+        from oracle_summary as s
+        left join oracle_necessity as n on n.instance_id = s.instance_id
+        group by s.instance_id, s.has_enough_feasible
+    """).fetchall()
+    verdicts = {}
+    for instance_id, has_enough, not_needed in rows:
+        if not has_enough:
+            verdicts[instance_id] = "too_few_feasible"
+        elif not_needed:
+            first = min(not_needed, key=SOURCE_ORDER.index)
+            verdicts[instance_id] = f"{first}_not_needed"
+        else:
+            verdicts[instance_id] = "kept"
+    return verdicts
+
+
+def _first_starts_without_threads_and_rooms(con: duckdb.DuckDBPyConnection) -> dict[str, list[dt.datetime]]:
+    """For loaded drafts (no threads yet): the first N feasible starts when rooms are ignored."""
+    db.refresh(con)
+    rows = con.execute("""
+        select c.instance_id, c.starts_at
+        from int_scenario_candidates as c
+        join stg_instances as i on i.instance_id = c.instance_id
+        where c.dropped_source = 'rooms'
+        qualify row_number() over (partition by c.instance_id order by c.starts_at) <= i.n
+        order by c.instance_id, c.starts_at
+    """).fetchall()
+    starts: dict[str, list[dt.datetime]] = {}
+    for instance_id, starts_at in rows:
+        starts.setdefault(instance_id, []).append(starts_at)
+    return starts
+
+
+def _clear_instances(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("delete from requirement_participants; delete from requirements; delete from instances;")
+
+
+def _sample_round(con: duckdb.DuckDBPyConnection, config: WorldConfig, world: dict,
+                  ks: range, is_booked) -> tuple[list[Candidate], dict[str, str]]:
+    """Draft candidates ks, aim their threads at the answer without them, and judge them all."""
+    drafts = [draft_candidate(config, world, k) for k in ks]
+    insert_rows(con, instance_rows([d.instance for d in drafts]))
+    if config.level == 1:
+        candidates = drafts
+    else:
+        targets = _first_starts_without_threads_and_rooms(con)
+        _clear_instances(con)
+        candidates = [
+            finish_candidate(config, world, d, targets[d.instance["instance_id"]], is_booked)
+            for d in drafts
+            if len(targets.get(d.instance["instance_id"], ())) >= d.instance["requirements"]["n"]
+        ]
+        insert_rows(con, thread_rows(world["world_id"], [c.project for c in candidates],
+                                     [t for c in candidates for t in c.threads]))
+        insert_rows(con, instance_rows([c.instance for c in candidates]))
+    verdicts = {d.instance["instance_id"]: "too_few_feasible" for d in drafts}
+    verdicts.update(judge_candidates(con))
+    _clear_instances(con)
+    by_id = {c.instance["instance_id"]: c for c in candidates}
+    return [by_id.get(d.instance["instance_id"], d) for d in drafts], verdicts
+
+
+def select_instances(config: WorldConfig, world: dict, wanted: int,
+                     progress: Progress | None = None) -> tuple[list[Candidate], dict]:
+    con = db.connect(None)
+    db.create_warehouse(con)
+    load_dataset(con, [world], [])
+    is_booked = booking_index(world)
+    kept: list[Candidate] = []
+    counts = {"too_few_feasible": 0, **{f"{s}_not_needed": 0 for s in SOURCE_ORDER}}
+    next_k = 0
+    while len(kept) < wanted:
+        if next_k > MAX_CANDIDATES_PER_INSTANCE * wanted + 100:
+            raise BuildError(f"{config.path}: only {len(kept)} of {wanted} instances after "
+                             f"{next_k} candidates; loosen the config")
+        size = math.ceil((wanted - len(kept)) * 2.5) + 8
+        candidates, verdicts = _sample_round(con, config, world, range(next_k, next_k + size), is_booked)
+        next_k += size
+        for candidate in candidates:
+            if len(kept) == wanted:
+                break
+            verdict = verdicts[candidate.instance["instance_id"]]
+            if verdict == "kept":
+                kept.append(candidate)
+            else:
+                counts[verdict] += 1
+        if progress:
+            progress(config.level, "sampling", len(kept), wanted)
+    con.close()
+    stats = {"candidates_sampled": len(kept) + sum(counts.values()), **counts}
+    return kept, stats
+
+
+def build_level(config: WorldConfig, wanted: int, progress: Progress | None = None) -> LevelResult:
+    world = generate_world(config)
+    kept, stats = select_instances(config, world, wanted, progress)
+    final_world = dict(world)
+    if config.level >= 2:
+        final_world["projects"] = world["projects"] + [c.project for c in kept]
+        final_world["threads"] = world["threads"] + [t for c in kept for t in c.threads]
+    instances = []
+    for number, candidate in enumerate(kept, start=1):
+        instances.append({**candidate.instance, "instance_id": f"L{config.level}-{number:04d}"})
+    return LevelResult(config, final_world, instances, stats)
+
+
+def write_build_stats(con: duckdb.DuckDBPyConnection, result: LevelResult) -> None:
+    s = result.stats
+    con.execute(
+        "insert into build_stats values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0)",
+        [result.config.level, result.config.world_id, result.config.seed, len(result.instances),
+         s["candidates_sampled"], len(result.instances), s["too_few_feasible"],
+         s["calendar_not_needed"], s["policy_not_needed"], s["threads_not_needed"],
+         s["rooms_not_needed"]])
+
+
+def build(db_path: Path, levels: tuple[int, ...] = (1, 2, 3), instances: int | None = None,
+          worlds_dir: Path | None = None, progress: Progress | None = None) -> list[LevelResult]:
+    configs = [load_world_config(world_config_path(level, worlds_dir)) for level in levels]
+    results = [build_level(c, instances if instances is not None else c.instances, progress)
+               for c in configs]
+    tmp_path = Path(str(db_path) + ".tmp")
+    tmp_path.unlink(missing_ok=True)
+    con = db.connect(tmp_path)
+    try:
+        db.create_warehouse(con)
+        for result in results:
+            load_dataset(con, [result.world], result.instances)
+            write_build_stats(con, result)
+        info = {"mpcbench_version": __version__, "built_by": "mpcbench build",
+                "levels": ",".join(str(c.level) for c in configs)}
+        for c in configs:
+            info[f"config_level{c.level}"] = Path(c.path).name
+            info[f"config_level{c.level}_sha256"] = hashlib.sha256(Path(c.path).read_bytes()).hexdigest()
+            info[f"seed_level{c.level}"] = str(c.seed)
+        con.executemany("insert into build_info values ($1, $2)", sorted(info.items()))
+        db.refresh(con)
+    finally:
+        con.close()
+    tmp_path.replace(db_path)
+    return results

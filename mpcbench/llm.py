@@ -1,0 +1,263 @@
+"""A small, resilient async chat-completions caller over the official ``openai`` SDK.
+
+The SDK client is built with ``max_retries=0``; retries, backoff and error classification
+happen here. The response is fetched with ``with_raw_response`` and its JSON parsed by us:
+on a 200 whose body is not JSON the SDK's plain ``create`` raises a bare
+``json.JSONDecodeError`` (not an ``openai`` error), and it accepts ``{"choices": []}`` or a
+body with no ``choices`` at all without complaint. Both are ``bad_response`` here.
+
+The API key is read from the environment only when the SDK client is created and lives only
+inside that client; it is never part of a config, a request, a result or the cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import functools
+import hashlib
+import inspect
+import json
+import os
+import random
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import openai
+
+KINDS = ("rate_limit", "server_error", "timeout", "connection", "bad_response", "client_error", "replay_miss")
+
+
+class InfrastructureError(Exception):
+    """The endpoint could not produce a usable answer (not the model's fault)."""
+
+    def __init__(self, kind: str, message: str, attempts: int = 0):
+        super().__init__(f"{kind}: {message} (attempts={attempts})")
+        self.kind, self.message, self.attempts = kind, message, attempts
+
+    def __reduce__(self):
+        return (type(self), (self.kind, self.message, self.attempts))
+
+
+@dataclass(frozen=True)
+class EndpointConfig:
+    model: str
+    base_url: str | None = None  # None: the SDK default (OpenAI, or $OPENAI_BASE_URL)
+    api_key_env: str = "OPENAI_API_KEY"  # the *name* of the variable, never the key
+    timeout_s: float = 60.0
+    max_retries: int = 5
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 30.0
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    message: dict  # {"role", "content", ["tool_calls": [{id, type, function: {name, arguments}}]]}
+    finish_reason: str | None
+    usage: dict  # {"prompt_tokens": int, "completion_tokens": int}
+    latency_s: float  # wall time of the successful HTTP attempt (0 for a cache hit)
+    attempts: int  # HTTP attempts made (0 for a cache hit)
+    cached: bool
+
+
+def request_hash(model: str, request: dict) -> str:
+    canon = json.dumps({"model": model, **request}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """Append-only JSONL of {"hash", "request", "response"}; safe against kill -9."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self._entries: dict[str, dict] = {}
+        self._lock = threading.Lock()
+        if self.path.exists():
+            self._load()
+
+    def _load(self) -> None:
+        data = self.path.read_bytes()
+        end = data.rfind(b"\n") + 1
+        if end < len(data):  # a torn last write: drop it so the next append starts clean
+            with open(self.path, "r+b") as f:
+                f.truncate(end)
+        for line in data[:end].splitlines():
+            try:
+                rec = json.loads(line)
+                self._entries.setdefault(rec["hash"], rec["response"])
+            except (ValueError, KeyError, TypeError):
+                continue  # a corrupt line costs one cache entry, never the run
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, h: str) -> bool:
+        return h in self._entries
+
+    def get(self, h: str) -> dict | None:
+        return self._entries.get(h)
+
+    def put(self, h: str, request: dict, response: dict) -> None:
+        line = json.dumps({"hash": h, "request": request, "response": response}, ensure_ascii=False)
+        with self._lock:
+            if h in self._entries:
+                return
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(line + "\n")
+                f.flush()
+            self._entries[h] = response
+
+
+def parse_retry_after(headers: Any, cap: float) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or HTTP-date), capped."""
+    if headers is None:
+        return None
+    try:
+        if (ms := headers.get("retry-after-ms")) is not None:
+            return min(max(float(ms) / 1000.0, 0.0), cap)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            secs = float(value)
+        except ValueError:
+            secs = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+        return min(max(secs, 0.0), cap)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _int(v: Any) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
+def result_from_body(body: Any, *, latency_s: float, attempts: int, cached: bool) -> ChatResult:
+    """Normalise a chat-completions JSON body; raises ValueError when it has no usable choice."""
+    if not isinstance(body, dict):
+        raise ValueError("response body is not a JSON object")
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices:
+        err = body.get("error")
+        raise ValueError(f"response has no choices{f' (error: {err})' if err else ''}")
+    choice = choices[0]
+    msg = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(msg, dict):
+        raise ValueError("first choice has no message object")
+    content = msg.get("content")
+    message: dict[str, Any] = {"role": msg.get("role") or "assistant",
+                               "content": content if isinstance(content, str) or content is None else json.dumps(content)}
+    calls = []
+    for i, tc in enumerate(msg.get("tool_calls") or []):
+        fn = (tc or {}).get("function") or {}
+        args = fn.get("arguments")
+        calls.append({"id": tc.get("id") or f"call_{i}", "type": tc.get("type") or "function",
+                      "function": {"name": fn.get("name") or "",
+                                   "arguments": args if isinstance(args, str) else json.dumps(args if args is not None else {})}})
+    if calls:  # OpenAI rejects an empty tool_calls list when the message is sent back
+        message["tool_calls"] = calls
+    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    return ChatResult(message=message, finish_reason=choice.get("finish_reason"),
+                      usage={"prompt_tokens": _int(usage.get("prompt_tokens")),
+                             "completion_tokens": _int(usage.get("completion_tokens"))},
+                      latency_s=latency_s, attempts=attempts, cached=cached)
+
+
+_MALFORMED = (ValueError, TypeError, AttributeError)  # what parsing an odd-shaped body can raise
+
+
+@functools.lru_cache(maxsize=None)
+def _create_params(resource_type: type) -> frozenset[str]:
+    """Body fields this SDK's ``create`` accepts as keyword arguments."""
+    return frozenset(inspect.signature(resource_type.create).parameters) - {
+        "self", "model", "extra_headers", "extra_query", "extra_body", "timeout"}
+
+
+class ChatClient:
+    def __init__(self, config: EndpointConfig, *, cache: ResponseCache | None = None, replay_only: bool = False,
+                 rng: random.Random | None = None, sleep: Callable[[float], Awaitable[None]] | None = None):
+        self.config, self.cache, self.replay_only = config, cache, replay_only
+        self.rng = rng if rng is not None else random.Random()
+        self.sleep = sleep if sleep is not None else asyncio.sleep
+        self._client: openai.AsyncOpenAI | None = None
+
+    def _sdk(self) -> openai.AsyncOpenAI:
+        if self._client is None:
+            key = os.environ.get(self.config.api_key_env)
+            if not key:
+                raise InfrastructureError("client_error", f"environment variable {self.config.api_key_env} is not set "
+                                          "(set it to any value for an endpoint without auth)", 0)
+            self._client = openai.AsyncOpenAI(api_key=key, base_url=self.config.base_url,
+                                              timeout=self.config.timeout_s, max_retries=0)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    async def __aenter__(self) -> "ChatClient":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def backoff(self, attempt: int) -> float:
+        """Full jitter: uniform(0, min(max, base * 2**(attempt-1)))."""
+        c = self.config
+        return self.rng.uniform(0.0, min(c.backoff_max_s, c.backoff_base_s * 2 ** (attempt - 1)))
+
+    async def complete(self, request: dict) -> ChatResult:
+        model = self.config.model
+        h = request_hash(model, request)
+        if self.cache is not None and (hit := self.cache.get(h)) is not None:
+            try:
+                return result_from_body(hit, latency_s=0.0, attempts=0, cached=True)
+            except _MALFORMED:
+                pass  # an unusable cached body (hand-edited file?) counts as a miss
+        if self.replay_only:
+            raise InfrastructureError("replay_miss", f"no cached response for request {h[:12]}", 0)
+        sdk = self._sdk()
+        known = _create_params(type(sdk.chat.completions))
+        kwargs = {k: v for k, v in request.items() if k in known}
+        extra = {k: v for k, v in request.items() if k not in kwargs}
+        if extra:  # fields this SDK version doesn't know (provider extensions) go in the body as-is
+            kwargs["extra_body"] = {**extra.pop("extra_body", {}), **extra}
+
+        attempt = 0
+        while True:
+            attempt += 1
+            retry_after = None
+            t0 = time.monotonic()
+            try:
+                async with asyncio.timeout(self.config.timeout_s + 5.0):  # hard cap over the SDK's phase timeouts
+                    resp = await sdk.chat.completions.with_raw_response.create(model=model, **kwargs)
+                    content = resp.http_response.content
+                latency = time.monotonic() - t0
+                try:
+                    body = json.loads(content)
+                    result = result_from_body(body, latency_s=latency, attempts=attempt, cached=False)
+                except _MALFORMED as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+                    kind, msg = "bad_response", f"{e} (body starts {content[:80]!r})"
+                else:
+                    if self.cache is not None:
+                        self.cache.put(h, {"model": model, **request}, body)
+                    return result
+            except openai.APIStatusError as e:
+                code = e.status_code
+                if code != 429 and code < 500:  # 400/401/403/404/...: retrying cannot help
+                    raise InfrastructureError("client_error", f"HTTP {code}: {e.message}", attempt) from e
+                kind, msg = ("rate_limit" if code == 429 else "server_error"), str(e)
+                retry_after = parse_retry_after(e.response.headers, self.config.backoff_max_s)
+            except (openai.APITimeoutError, TimeoutError) as e:
+                kind, msg = "timeout", f"no response within {self.config.timeout_s}s ({type(e).__name__})"
+            except openai.APIConnectionError as e:
+                kind, msg = "connection", f"{e} ({type(e.__cause__).__name__})"
+            except openai.APIError as e:  # e.g. APIResponseValidationError
+                kind, msg = "bad_response", str(e)
+            if attempt > self.config.max_retries:
+                raise InfrastructureError(kind, msg, attempt)
+            await self.sleep(retry_after if retry_after is not None else self.backoff(attempt))

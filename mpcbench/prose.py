@@ -1,0 +1,190 @@
+"""Workplace prose around the facts: names, chatter, handbook text, prompts.
+
+Only text lives here; every fact an agent needs is also a tag (see tags.py) rendered from rows.
+Each function takes the random generator it draws from, so output is a function of the seed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+
+FIRST_NAMES = (
+    "Ana", "Ben", "Chloe", "Daniel", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kira",
+    "Liam", "Maya", "Noah", "Olga", "Priya", "Quentin", "Rosa", "Sami", "Tomas", "Uma", "Victor",
+    "Wen", "Yara", "Zoe", "Marco", "Lena", "Omar", "Sofia", "Arjun", "Nadia", "Felix", "Ivy",
+    "Jamal", "Keiko", "Lucas", "Mei", "Nikolai", "Paula", "Rafael",
+)
+SHARED_FIRST_NAMES = FIRST_NAMES[:12]
+LAST_NAMES = (
+    "Lima", "Chen", "Novak", "Okafor", "Schmidt", "Haddad", "Park", "Tanaka", "Costa", "Berg",
+    "Ivanova", "Murphy", "Patel", "Rossi", "Kowalski", "Nguyen", "Silva", "Fischer", "Ahmed",
+    "Larsen", "Moreau", "Yilmaz", "Dubois", "Sato", "Jansen", "Alvarez", "Brennan", "Ferreira",
+    "Hoffmann", "Kim", "Lindqvist", "Mensah", "Oliveira", "Petrov", "Quinn", "Reyes", "Sandoval",
+    "Takahashi", "Varga", "Weber", "Zhang", "Abbott", "Bauer", "Castillo", "Dahl", "Eriksen",
+)
+TEAMS = ("Platform", "Payments", "Growth", "Data", "Design", "Support", "Sales", "Research",
+         "Operations", "Security")
+TITLES = ("Software Engineer", "Senior Engineer", "Staff Engineer", "Product Manager",
+          "Designer", "Data Analyst", "Engineering Manager", "Account Executive",
+          "Support Lead", "Research Scientist", "Program Manager", "SRE")
+EVENT_TITLES = (
+    "1:1", "Standup", "Sprint planning", "Design review", "Customer call", "Interview loop",
+    "Incident review", "Roadmap sync", "Lunch with a candidate", "Dentist", "Focus block",
+    "Vendor demo", "Quarterly review", "Pairing session", "Hiring debrief", "Board prep",
+    "Team retro", "Architecture forum", "Onboarding session", "School pickup", "Gym",
+    "Budget check-in", "Security training", "All-hands dry run",
+)
+PROJECT_WORDS = (
+    "Falcon", "Aurora", "Basalt", "Cobalt", "Delta", "Ember", "Fjord", "Granite", "Harbor",
+    "Indigo", "Juniper", "Kestrel", "Lumen", "Meridian", "Nimbus", "Onyx", "Pinnacle", "Quartz",
+    "Redwood", "Sierra", "Tundra", "Umbra", "Vertex", "Willow", "Zephyr", "Atlas", "Beacon",
+    "Cascade", "Drift", "Echo",
+)
+PROJECT_KINDS = ("migration", "launch", "redesign", "audit", "rollout", "integration",
+                 "offsite", "pilot", "renewal", "cleanup")
+CHANNEL_SUFFIXES = ("planning", "core", "sync", "logistics", "eng", "leads", "ops")
+TOPICS = ("the API review", "the budget sheet", "the launch checklist", "the vendor contract",
+          "the dashboard", "the migration runbook", "the hiring plan", "the design mocks",
+          "the Q3 roadmap", "the incident write-up", "the customer escalation", "the test plan")
+
+CHATTER = (
+    "Morning all! Quick reminder to update {topic} before Friday.",
+    "Can someone share the latest version of {topic}? The link in the doc is dead.",
+    "I left a few comments on {topic}, nothing blocking.",
+    "{name}, did legal ever get back to us about {topic}?",
+    "Thanks everyone for the quick turnaround yesterday 🙏",
+    "Heads up: I'm moving {topic} into the shared drive so it stops getting lost.",
+    "+1 to what {name} said.",
+    "I'll take the action item on {topic}.",
+    "Is anyone else seeing the staging env being slow today?",
+    "Dropping the notes from the last sync here: mostly about {topic}, nothing new on dates.",
+    "Coffee machine on 3 is fixed, for those keeping score ☕",
+    "Let's not reopen the naming debate, please 😅",
+    "{name} — can you double-check the numbers in {topic}?",
+    "FYI the offsite photos are up on the wiki.",
+    "Reminder that expense reports for last month are due.",
+    "I pinged {name} about {topic}, will report back.",
+    "Small thing: the calendar invite from last week had the wrong dial-in.",
+    "Has anyone tried the new standup bot? Mixed feelings.",
+    "Back from leave, catching up on the thread now.",
+    "I think {topic} is in good shape, just needs a final read.",
+    "Whoever booked the big room for Thursday's lunch-and-learn, thank you!",
+    "Let's keep this channel for logistics; design talk can go to the design thread.",
+)
+BAN_TEXT = (
+    "Heads up: {reason} on {day}, so please keep {start}–{end} clear for this project. {tag}",
+    "No meetings for this one between {start} and {end} on {day} — {reason}. {tag}",
+    "Blocking {day} {start}–{end} ({reason}); nothing should land there. {tag}",
+)
+BAN_REASONS = ("the release freeze", "the all-hands", "the fire drill", "the customer audit",
+               "the data-center maintenance window", "the exec offsite dial-in",
+               "the quarterly close")
+OOO_TEXT = (
+    "{name} is out {when} ({reason}). {tag}",
+    "FYI {name} will be offline {when} — {reason}. {tag}",
+    "Note for scheduling: {name} is OOO {when}. {tag}",
+)
+OOO_REASONS = ("doctor's appointment", "conference travel", "a family thing", "moving house",
+               "a training course", "parental leave day", "jury duty")
+DEADLINE_TEXT = (
+    "Whatever we pick has to be wrapped up by {end_by}, the client reads the summary right after. {tag}",
+    "Hard stop: the meeting must be over by {end_by} so we can ship the notes. {tag}",
+    "Finance needs the decision before {end_by}, so the meeting has to end by then. {tag}",
+)
+
+
+def pick(rng: random.Random, options):
+    return options[rng.randrange(len(options))]
+
+
+def human_day(day: dt.date) -> str:
+    return f"{day.strftime('%a')} {day.isoformat()}"
+
+
+def human_time(moment: dt.datetime) -> str:
+    return moment.strftime("%H:%M")
+
+
+def chatter(rng: random.Random, names: list[str]) -> str:
+    return pick(rng, CHATTER).format(name=pick(rng, names), topic=pick(rng, TOPICS))
+
+
+RULE_PROSE = {
+    "working_hours": (
+        "Meetings under this policy sit entirely inside core hours, {start} to {end} local time: "
+        "a meeting may start at {start} and must be over by {end}.",
+        "Core hours run from {start} until {end}. Nothing is scheduled to start earlier or to run past {end}.",
+    ),
+    "blackout": (
+        "The daily window from {start} to {end} is protected (lunch and recovery time); no meeting may overlap it.",
+        "Every day, {start}–{end} is kept free of meetings. A meeting that touches that window must move.",
+    ),
+    "buffer": (
+        "Leave at least {minutes} minutes free before and after every meeting, measured against each attendee's other commitments.",
+        "Back-to-back booking is not allowed: each attendee needs a {minutes}-minute gap on both sides of the meeting.",
+    ),
+    "no_meeting_weekdays": (
+        "No meetings are held on {weekdays_text}.",
+        "{weekdays_text} are meeting-free days for everyone covered here.",
+    ),
+    "min_notice": (
+        "Invitations need at least {hours} hours of notice: a meeting may not start sooner than {hours} hours after it is requested.",
+        "Give people time to prepare: book no meeting that begins less than {hours} hours from when you schedule it.",
+    ),
+    "max_meetings_per_day": (
+        "Meeting load is capped: if an attendee already has {count} or more meetings starting that day, book another day.",
+        "Nobody takes a new meeting on a day that already holds {count} of their meetings.",
+    ),
+}
+
+HANDBOOK_FILLER = (
+    "Calendars are the source of truth for availability. Keep them current, and mark personal "
+    "appointments as busy rather than deleting them.",
+    "Tentative holds count as commitments until they are released. If you no longer need a hold, "
+    "cancel it so that others can see the time is free again.",
+    "Recurring meetings should be reviewed every quarter. Many of them outlive their purpose; a "
+    "short async update is often enough.",
+    "Room bookings are handled by the facilities system. Please release rooms you do not use; "
+    "no-shows are reported monthly.",
+    "Travel requests go through the travel desk at least two weeks in advance. This handbook does "
+    "not change the travel policy.",
+    "Remote participants must be able to join every meeting. Share an agenda in the invite and "
+    "keep notes in the project's channel.",
+    "The expense policy, the equipment policy and the security policy are separate documents and "
+    "are not repeated here.",
+    "Where two policies seem to disagree, the policy of the team that owns the meeting applies; "
+    "the others are for reference only.",
+    "External guests are welcome, but an internal host must be present for the whole meeting.",
+    "Questions about this handbook go to the People Operations team in the usual channel.",
+)
+
+PROMPT_L1 = (
+    "Please find {n} possible {duration}-minute meeting slots for {people}, between {first} and "
+    "{last} (both days included). Use each participant's calendar and policy {policy_id} "
+    "(its rules are available as JSON). List the {n} earliest valid start times, earliest first.",
+    "I need to set up a {duration}-minute meeting with {people}. Check their calendars and the "
+    "scheduling policy {policy_id}, then give me the {n} earliest start times that work, "
+    "anywhere from {first} through {last}.",
+    "Schedule request: participants {people}; duration {duration} minutes; window {first} to "
+    "{last}; policy {policy_id}. Sources to use: the calendars and the policy JSON. Reply with "
+    "the {n} earliest valid starts.",
+)
+PROMPT_L2 = (
+    "We need a {duration}-minute meeting for the {project} project with {people}, sometime "
+    "between {first} and {last}. Policy {policy_id} applies. Propose the {n} earliest start "
+    "times that work. You will need several internal sources to get this right.",
+    "Can you find {n} slots for a {duration}-minute {project} sync with {people}? Anywhere from "
+    "{first} to {last}, under policy {policy_id}. More than one internal source matters here, "
+    "so check before you answer. Earliest first.",
+    "For {project}: {people} need {duration} minutes together between {first} and {last}. Use "
+    "policy {policy_id}. Give the {n} earliest options; the answer depends on information spread "
+    "across several internal systems.",
+)
+PROMPT_L3 = (
+    "Can you set up the meeting the {project} team has been discussing? Anytime from {first} to "
+    "{last}. Propose the slots, each with a room.",
+    "The {project} folks need their meeting booked somewhere between {first} and {last}. Please "
+    "come back with start times and rooms.",
+    "Please schedule the {project} meeting for the window {first} – {last} and suggest rooms.",
+)

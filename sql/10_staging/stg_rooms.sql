@@ -1,0 +1,1 @@
+select world_id, room_id, building, capacity, features from rooms

@@ -1,0 +1,14 @@
+-- A candidate overlapping a participant's out-of-office range said in one of the project's threads.
+select
+    g.instance_id,
+    g.starts_at,
+    'ooo' as constraint_kind,
+    t.tag_id as constraint_id,
+    'messages' as source_table,
+    t.message_id as source_row_id
+from int_framed_grid as g
+join stg_instances as i on i.instance_id = g.instance_id
+join stg_constraint_tags as t
+    on t.world_id = i.world_id and t.project_id = i.project_id and t.tag_type = 'ooo'
+join stg_participants as p on p.instance_id = g.instance_id and p.person_id = t.person_id
+where t.starts_at < g.ends_at and g.starts_at < t.ends_at

@@ -1,0 +1,228 @@
+"""mpcbench.answers: the submit_candidates schema, the structured path and the lenient text path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from mpcbench.answers import (
+    SUBMIT_TOOL_NAME,
+    Candidate,
+    ParsedAnswer,
+    normalize_start,
+    parse_submission,
+    parse_text_answer,
+    submit_schema,
+    submit_tool,
+)
+
+CORPUS = [json.loads(line) for line in
+          (Path(__file__).parent / "data" / "model_outputs.jsonl").read_text().splitlines() if line.strip()]
+
+
+def test_corpus_is_big_and_names_are_unique():
+    names = [case["name"] for case in CORPUS]
+    assert len(names) >= 30
+    assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=[case["name"] for case in CORPUS])
+def test_text_corpus(case):
+    answer = parse_text_answer(case["text"], case["level"])
+    expect = case["expect"]
+    assert answer.path == "text"
+    assert answer.parse_ok is expect["parse_ok"], answer
+    if not expect["parse_ok"]:
+        assert answer.candidates == () and answer.error
+        return
+    assert answer.error is None
+    assert [c.start for c in answer.candidates] == expect["starts"]
+    assert [c.room_id for c in answer.candidates] == expect["room_ids"]
+    assert len(answer.candidates) == len(expect["problems"])
+    for candidate, problem in zip(answer.candidates, expect["problems"]):
+        if problem is None:
+            assert candidate.problem is None, candidate
+        else:
+            assert candidate.problem and problem in candidate.problem, candidate
+        assert candidate.raw
+
+
+# --- normalize_start -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("value, start, problem", [
+    ("2026-03-02T09:00", "2026-03-02T09:00", None),
+    ("  2026-03-02t09:45 ", "2026-03-02T09:45", None),
+    ("2026-03-02 09:00:00", "2026-03-02T09:00", None),
+    ("2026-03-02T09:00:59", None, "seconds are not zero"),
+    ("2026-03-02T09:00:00.5", None, "seconds are not zero"),
+    ("2026-03-02T09:01", "2026-03-02T09:01", "off the 15-minute grid"),
+    ("2026-03-02T09:00Z", "2026-03-02T09:00", "offset"),
+    ("2026-03-02T09:05+01:00", "2026-03-02T09:05", "offset"),
+    ("2026-13-02T09:00", None, "not a time"),
+    ("2026-03-02T09:60", None, "not a time"),
+    ("2026-03-02", None, "not a time"),
+    ("tomorrow at 9", None, "not a time"),
+    (900, None, "not a time"),
+    (None, None, "not a time"),
+    (True, None, "not a time"),
+])
+def test_normalize_start(value, start, problem):
+    got_start, got_problem = normalize_start(value)
+    assert got_start == start
+    if problem is None:
+        assert got_problem is None
+    else:
+        assert got_problem and problem in got_problem
+
+
+def test_off_grid_and_offset_both_reported():
+    _, problem = normalize_start("2026-03-02T09:07Z")
+    assert "offset" in problem and "15-minute grid" in problem
+
+
+# --- schema and tool entry -----------------------------------------------------------------
+
+def test_submit_tool_entry():
+    tool = submit_tool(2)
+    assert tool["type"] == "function"
+    assert tool["function"]["name"] == SUBMIT_TOOL_NAME == "submit_candidates"
+    assert tool["function"]["description"]
+    assert tool["function"]["parameters"] == submit_schema(2)
+    assert "room_id" in submit_tool(3)["function"]["description"]
+
+
+@pytest.mark.parametrize("level", [1, 2, 3])
+def test_schema_is_valid_json_schema(level):
+    jsonschema.Draft202012Validator.check_schema(submit_schema(level))
+
+
+def test_schema_room_id_only_at_level_3():
+    item = submit_schema(3)["properties"]["candidates"]["items"]
+    assert item["required"] == ["start", "room_id"]
+    for level in (1, 2):
+        item = submit_schema(level)["properties"]["candidates"]["items"]
+        assert "room_id" not in item["properties"] and item["additionalProperties"] is False
+
+
+@pytest.mark.parametrize("bad", [0, 4, "1"])
+def test_bad_level_raises(bad):
+    with pytest.raises(ValueError):
+        submit_schema(bad)
+    with pytest.raises(ValueError):
+        parse_text_answer("{}", bad)
+
+
+# --- structured path -----------------------------------------------------------------------
+
+def test_submission_ok_from_string_and_dict():
+    arguments = {"candidates": [{"start": "2026-03-02T09:00"}, {"start": "2026-03-02T09:30"}]}
+    for given in (arguments, json.dumps(arguments)):
+        answer = parse_submission(given, 1)
+        assert answer == ParsedAnswer(
+            (Candidate("2026-03-02T09:00", None, '{"start": "2026-03-02T09:00"}', None),
+             Candidate("2026-03-02T09:30", None, '{"start": "2026-03-02T09:30"}', None)),
+            True, "tool", None)
+
+
+def test_submission_level3_keeps_rooms():
+    answer = parse_submission({"candidates": [{"start": "2026-03-02T09:00", "room_id": "N-312"}]}, 3)
+    assert answer.parse_ok and answer.candidates[0].room_id == "N-312"
+
+
+def test_submission_empty_list_is_ok():
+    answer = parse_submission('{"candidates": []}', 2)
+    assert answer.parse_ok and answer.candidates == () and answer.error is None
+
+
+def test_submission_off_grid_is_a_wrong_candidate_not_an_error():
+    answer = parse_submission({"candidates": [{"start": "2026-03-02T09:07"}, {"start": "2026-02-30T09:00"}]}, 1)
+    assert answer.parse_ok
+    assert answer.candidates[0].start == "2026-03-02T09:07"
+    assert "15-minute grid" in answer.candidates[0].problem
+    assert answer.candidates[1].start is None and "not a time" in answer.candidates[1].problem
+
+
+def test_submission_invalid_json_error_names_position():
+    answer = parse_submission('{"candidates": [{"start": "2026-03-02T09:00"} {"start": "x"}]}', 1)
+    assert not answer.parse_ok and answer.path == "tool" and answer.candidates == ()
+    assert answer.error.startswith("arguments are not valid JSON: Expecting ',' delimiter at char ")
+
+
+def test_submission_level3_requires_room_id():
+    answer = parse_submission({"candidates": [{"start": "2026-03-02T09:00", "room_id": "N-312"},
+                                              {"start": "2026-03-02T09:30"}]}, 3)
+    assert not answer.parse_ok
+    assert answer.error == "candidates[1].room_id is required at level 3"
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_submission_level_1_2_rejects_room_id(level):
+    answer = parse_submission({"candidates": [{"start": "2026-03-02T09:00", "room_id": "N-312"}]}, level)
+    assert not answer.parse_ok
+    assert answer.error == f"candidates[0].room_id is not allowed at level {level} (rooms are only used at level 3)"
+
+
+def test_submission_start_format_error_is_readable():
+    answer = parse_submission({"candidates": [{"start": "2026-03-02 09:00:00"}]}, 1)
+    assert answer.error == ("candidates[0].start must be YYYY-MM-DDTHH:MM (local wall-clock time, "
+                            "no seconds, no offset), got '2026-03-02 09:00:00'")
+
+
+@pytest.mark.parametrize("arguments, error", [
+    ({}, "candidates is required"),
+    ([], "arguments must be an object, got array"),
+    (None, "arguments must be an object, got null"),
+    ({"candidates": "2026-03-02T09:00"}, "candidates must be an array, got string"),
+    ({"candidates": [{"start": 202603020900}]}, "candidates[0].start must be a string, got number"),
+    ({"candidates": [{}]}, "candidates[0].start is required"),
+    ({"candidates": ["2026-03-02T09:00"]}, "candidates[0] must be an object, got string"),
+    ({"candidates": [{"start": "2026-03-02T09:00", "end": "2026-03-02T09:30"}]},
+     "candidates[0] has unexpected keys 'end' (allowed: start)"),
+    ({"candidates": [], "note": "hi"}, "arguments has unexpected keys 'note' (allowed: candidates)"),
+])
+def test_submission_schema_errors_are_specific(arguments, error):
+    answer = parse_submission(arguments, 1)
+    assert not answer.parse_ok and answer.error == error
+
+
+def test_submission_level3_empty_room_id():
+    answer = parse_submission({"candidates": [{"start": "2026-03-02T09:00", "room_id": ""}]}, 3)
+    assert answer.error == "candidates[0].room_id must not be empty"
+
+
+def test_submission_reports_several_errors_in_order_and_caps_them():
+    candidates = [{"start": 1}] * 5
+    answer = parse_submission({"candidates": candidates}, 1)
+    assert answer.error == ("candidates[0].start must be a string, got number; "
+                            "candidates[1].start must be a string, got number; "
+                            "candidates[2].start must be a string, got number (and 2 more)")
+
+
+def test_submission_does_not_accept_text_leniency():
+    # The structured path validates; it does not dig JSON out of prose or fences.
+    answer = parse_submission('```json\n{"candidates": []}\n```', 1)
+    assert not answer.parse_ok and answer.error.startswith("arguments are not valid JSON")
+
+
+# --- text path details ---------------------------------------------------------------------
+
+def test_text_errors_say_why():
+    assert parse_text_answer("", 1).error == "the answer is empty"
+    assert parse_text_answer("Sorry, I cannot help.", 1).error == "no JSON answer found in the text"
+    assert "cut off" in parse_text_answer('{"candidates": [{"start": "2026-', 1).error
+    assert "no candidates" in parse_text_answer('{"ok": true}', 1).error
+
+
+def test_text_adversarial_nesting_is_bounded():
+    answer = parse_text_answer("[" * 5000 + '{"start": "2026-03-02T09:00"}', 1)
+    assert not answer.parse_ok
+
+
+def test_hostile_inputs_never_raise():
+    for text in ("[" + "9" * 5000 + "]", "[" * 100_000 + "]" * 100_000, '{"start": 1e999}', "{1: 2}"):
+        parse_text_answer(text, 3)
+    assert not parse_submission('{"candidates": [' + "9" * 5000 + "]}", 1).parse_ok
+    assert not parse_submission("[" * 100_000 + "]" * 100_000, 1).parse_ok
