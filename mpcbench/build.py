@@ -65,12 +65,12 @@ def judge_candidates(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 
 def _first_starts_without_threads_and_rooms(con: duckdb.DuckDBPyConnection) -> dict[str, list[dt.datetime]]:
     """For loaded drafts (no threads yet): the first N feasible starts when rooms are ignored."""
-    db.refresh(con)
+    db.refresh(con, until="int_scenario_feasible_starts")
     rows = con.execute("""
         select c.instance_id, c.starts_at
-        from int_scenario_candidates as c
+        from int_scenario_feasible_starts as c
         join stg_instances as i on i.instance_id = c.instance_id
-        where c.dropped_source = 'rooms'
+        where c.dropped_source = 'none'
         qualify row_number() over (partition by c.instance_id order by c.starts_at) <= i.n
         order by c.instance_id, c.starts_at
     """).fetchall()
@@ -122,7 +122,10 @@ def select_instances(config: WorldConfig, world: dict, wanted: int,
         if next_k > MAX_CANDIDATES_PER_INSTANCE * wanted + 100:
             raise BuildError(f"{config.path}: only {len(kept)} of {wanted} instances after "
                              f"{next_k} candidates; loosen the config")
-        size = math.ceil((wanted - len(kept)) * 2.5) + 8
+        # size the round by the acceptance rate so far, so that few rounds are needed
+        judged = len(kept) + sum(counts.values())
+        rate = max(len(kept) / judged, 0.05) if judged else 0.5
+        size = math.ceil((wanted - len(kept)) / rate * 1.2) + 8
         candidates, verdicts = _sample_round(con, config, world, range(next_k, next_k + size), is_booked)
         next_k += size
         for candidate in candidates:

@@ -75,20 +75,25 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
 
 # Views computed once into a table (`mat_<name>`) by `refresh`, as dbt materializes a model:
 # several later views read each of them, and DuckDB would otherwise recompute them every time.
-MATERIALIZED = ("int_framed_grid", "int_violations", "int_scenario_feasible_starts",
+MATERIALIZED = ("int_framed_grid", "int_framed_violations", "int_scenario_feasible_starts",
                 "int_room_choice", "int_scenario_candidates")
 
 
-def refresh(con: duckdb.DuckDBPyConnection) -> None:
-    """Recompute the materialized views from the raw tables (after any change to them)."""
-    create_views(con)
+def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None) -> None:
+    """Recompute the materialized views from the raw tables (after any change to them); with
+    `until`, stop after that one (the views after it are left out of date). The views must
+    exist (create_views); a materialized view becomes `select * from mat_<name>`."""
+    definitions = {name: sql for layer in VIEW_LAYERS for name, sql in layer_views(layer)}
     for name in MATERIALIZED:
-        con.execute(f"create or replace table mat_{name} as select * from {name}")
+        con.execute(f"create or replace table mat_{name} as\n{definitions[name]}")
         con.execute(f"create or replace view {name} as select * from mat_{name}")
+        if name == until:
+            return
 
 
 def create_warehouse(con: duckdb.DuckDBPyConnection) -> None:
     create_tables(con)
+    create_views(con)
     refresh(con)
 
 

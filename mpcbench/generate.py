@@ -430,14 +430,16 @@ def _room_requirement(config: WorldConfig, rng: random.Random, world: dict, size
     (so that the rooms matter); None when the threads state no room needs."""
     if rng.random() < 0.1:
         return None
-    booked = [r for r in world["rooms"] if r["capacity"] >= size and is_booked(r["room_id"], *target)]
+    booked_ids = {r["room_id"] for r in world["rooms"] if is_booked(r["room_id"], *target)}
     options = []
-    for room in booked:
+    for room in world["rooms"]:
+        if room["room_id"] not in booked_ids or room["capacity"] < size:
+            continue
         feature_sets = [()] + [(f,) for f in room["features"]] + [
             tuple(pair) for pair in itertools.combinations(room["features"], 2)]
         for building in (None, room["building"]):
             for features in feature_sets:
-                for min_capacity in (None, *range(size + 1, room["capacity"] + 1)):
+                for min_capacity in (None, room["capacity"]):
                     params = {}
                     if min_capacity is not None:
                         params["min_capacity"] = min_capacity
@@ -446,7 +448,7 @@ def _room_requirement(config: WorldConfig, rng: random.Random, world: dict, size
                     if building is not None:
                         params["building"] = building
                     fits = _statically_fitting(world["rooms"], params, size)
-                    if all(is_booked(r["room_id"], *target) for r in fits) and params not in options:
+                    if all(r["room_id"] in booked_ids for r in fits) and params not in [o for _, o in options]:
                         options.append((len(fits), params))
     if options:
         # the widest needs: the more rooms fit, the fewer other starts the rooms remove

@@ -1,18 +1,5 @@
--- Every (candidate, constraint) pair that removes the candidate, with the source the constraint
--- comes from and the source row that kills it. Rooms are judged later, on feasible starts only.
-with violations as (
-    select * from int_violations_busy
-    union all select * from int_violations_working_hours
-    union all select * from int_violations_blackout
-    union all select * from int_violations_buffer
-    union all select * from int_violations_no_meeting_weekdays
-    union all select * from int_violations_min_notice
-    union all select * from int_violations_max_meetings_per_day
-    union all select * from int_violations_deadline
-    union all select * from int_violations_ban
-    union all select * from int_violations_ooo
-)
-
+-- Every (candidate, constraint) pair that removes a candidate: the working-hours frame for starts
+-- outside it, every other constraint for starts inside it.
 select
     v.instance_id,
     v.starts_at,
@@ -21,5 +8,7 @@ select
     v.constraint_id,
     v.source_table,
     v.source_row_id
-from violations as v
+from int_violations_working_hours as v
 join constraint_kinds as k on k.constraint_kind = v.constraint_kind
+union all
+select * from int_framed_violations

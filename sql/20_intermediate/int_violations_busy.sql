@@ -3,11 +3,16 @@ select
     g.instance_id,
     g.starts_at,
     'busy' as constraint_kind,
-    e.event_id as constraint_id,
+    b.source_row_id as constraint_id,
     'events' as source_table,
-    e.event_id as source_row_id
+    b.source_row_id as source_row_id
 from int_framed_grid as g
+join stg_instances as i on i.instance_id = g.instance_id
 join stg_participants as p on p.instance_id = g.instance_id
-join stg_blocking_event_days as e
-    on e.world_id = g.world_id and e.person_id = p.person_id and e.day = g.day
-where e.starts_at < g.ends_at and g.starts_at < e.ends_at
+join int_blocked_starts as b
+    on b.world_id = g.world_id
+    and b.owner_kind = 'person'
+    and b.owner_id = p.person_id
+    and b.duration_minutes = i.duration_minutes
+    and b.margin_minutes = 0
+    and b.starts_at = g.starts_at

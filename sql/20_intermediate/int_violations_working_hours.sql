@@ -1,4 +1,5 @@
--- A candidate that starts before or ends after the working hours of its day.
+-- A candidate that starts before or ends after the working hours of its day: every grid start
+-- outside the frame (int_framed_grid).
 select
     g.instance_id,
     g.starts_at,
@@ -10,5 +11,7 @@ from int_grid as g
 join stg_instances as i on i.instance_id = g.instance_id
 join stg_policy_rules as r
     on r.world_id = i.world_id and r.policy_id = i.policy_id and r.rule_type = 'working_hours'
-where g.starts_at < g.day_start + interval '1' minute * r.start_minute
-    or g.ends_at > g.day_start + interval '1' minute * r.end_minute
+where not exists (
+    select 1 from int_framed_grid as f
+    where f.instance_id = g.instance_id and f.starts_at = g.starts_at
+)
