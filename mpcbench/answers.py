@@ -36,6 +36,7 @@ _TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})[Tt ]\s*(\d{1,2}):(\d{2})(?::(\d{2})
                    r"\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?")
 _CLOCK_ONLY = re.compile(r"\s*\d{1,2}:\d{2}(:\d{2})?\s*")
 _STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]')
+_MAX_DEPTH = 32
 _OPENER = re.compile(r"[{\[]")
 _JSON_START = re.compile(r"[{\[]\s*[\"'{\[]")  # an opener that starts JSON, not prose like "[see"
 _DATE_PREFIX = re.compile(r"\s*\d{4}-\d{2}-\d{2}")
@@ -215,11 +216,15 @@ def _json_values(text: str) -> tuple[list, int | None]:
 
 
 def _balanced_end(text: str, pos: int) -> int | None:
-    """Index just past the bracket that closes the one at pos (double-quoted strings skipped)."""
+    """Index just past the bracket that closes the one at pos (double-quoted strings skipped);
+    None if it never closes. Nesting deeper than any answer ends the span early (it will not
+    parse), which keeps the scan linear on hostile text."""
     depth = 0
     for token in _STRUCTURE.finditer(text, pos):
         if token.group() in ("{", "["):
             depth += 1
+            if depth > _MAX_DEPTH:
+                return token.end()
         elif token.group() in ("}", "]"):
             depth -= 1
             if depth == 0:
@@ -233,6 +238,8 @@ _TRAILING_COMMA = re.compile(r'("(?:[^"\\]|\\.)*")|,(\s*[}\]])')
 
 def _loads_lenient(span: str) -> object:
     """JSON; else JSON without trailing commas; else a Python literal (single quotes, True/None)."""
+    if '"' not in span and "'" not in span:
+        return _NOT_JSON  # holds no string, so no start time: not worth parsing
     for attempt in (span, _TRAILING_COMMA.sub(lambda m: m.group(1) or m.group(2), span)):
         try:
             return json.loads(attempt)

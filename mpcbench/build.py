@@ -64,14 +64,14 @@ def judge_candidates(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 
 
 def _first_starts_without_threads_and_rooms(con: duckdb.DuckDBPyConnection) -> dict[str, list[dt.datetime]]:
-    """For loaded drafts (no threads yet): the first N feasible starts when rooms are ignored."""
+    """For loaded drafts (no threads yet): the first 3N feasible starts when rooms are ignored."""
     db.refresh(con, until="int_scenario_feasible_starts")
     rows = con.execute("""
         select c.instance_id, c.starts_at
         from int_scenario_feasible_starts as c
         join stg_instances as i on i.instance_id = c.instance_id
         where c.dropped_source = 'none'
-        qualify row_number() over (partition by c.instance_id order by c.starts_at) <= i.n
+        qualify row_number() over (partition by c.instance_id order by c.starts_at) <= 3 * i.n
         order by c.instance_id, c.starts_at
     """).fetchall()
     starts: dict[str, list[dt.datetime]] = {}

@@ -425,35 +425,36 @@ def _statically_fitting(rooms: list[dict], params: dict, size: int) -> list[dict
 
 def _room_requirement(config: WorldConfig, rng: random.Random, world: dict, size: int,
                       is_booked: Callable[[str, dt.datetime, dt.datetime], bool],
-                      target: tuple[dt.datetime, dt.datetime]) -> dict | None:
-    """Room needs that some room meets and, where possible, no room free at the target candidate
-    (so that the rooms matter); None when the threads state no room needs."""
+                      targets: list[tuple[dt.datetime, dt.datetime]]) -> dict | None:
+    """Room needs that some room meets and, where possible, no room free at one of the target
+    candidates (so that the rooms matter); None when the threads state no room needs."""
     if rng.random() < 0.1:
         return None
-    booked_ids = {r["room_id"] for r in world["rooms"] if is_booked(r["room_id"], *target)}
-    options = []
-    for room in world["rooms"]:
-        if room["room_id"] not in booked_ids or room["capacity"] < size:
-            continue
-        feature_sets = [()] + [(f,) for f in room["features"]] + [
-            tuple(pair) for pair in itertools.combinations(room["features"], 2)]
-        for building in (None, room["building"]):
-            for features in feature_sets:
-                for min_capacity in (None, room["capacity"]):
-                    params = {}
-                    if min_capacity is not None:
-                        params["min_capacity"] = min_capacity
-                    if features:
-                        params["features"] = list(features)
-                    if building is not None:
-                        params["building"] = building
-                    fits = _statically_fitting(world["rooms"], params, size)
-                    if all(r["room_id"] in booked_ids for r in fits) and params not in [o for _, o in options]:
-                        options.append((len(fits), params))
-    if options:
-        # the widest needs: the more rooms fit, the fewer other starts the rooms remove
-        widest = max(count for count, _ in options)
-        return prose.pick(rng, [params for count, params in options if count == widest])
+    for target in rng.sample(targets, len(targets)):
+        booked_ids = {r["room_id"] for r in world["rooms"] if is_booked(r["room_id"], *target)}
+        options: list[tuple[int, dict]] = []
+        for room in world["rooms"]:
+            if room["room_id"] not in booked_ids or room["capacity"] < size:
+                continue
+            feature_sets = [()] + [(f,) for f in room["features"]] + [
+                tuple(pair) for pair in itertools.combinations(room["features"], 2)]
+            for building in (None, room["building"]):
+                for features in feature_sets:
+                    for min_capacity in (None, room["capacity"]):
+                        params = {}
+                        if min_capacity is not None:
+                            params["min_capacity"] = min_capacity
+                        if features:
+                            params["features"] = list(features)
+                        if building is not None:
+                            params["building"] = building
+                        fits = _statically_fitting(world["rooms"], params, size)
+                        if all(r["room_id"] in booked_ids for r in fits) and params not in [o for _, o in options]:
+                            options.append((len(fits), params))
+        if options:
+            # the widest needs: the more rooms fit, the fewer other starts the rooms remove
+            widest = max(count for count, _ in options)
+            return prose.pick(rng, [params for count, params in options if count == widest])
     return {"features": [prose.pick(rng, config.rooms["features"])]} if rng.random() < 0.5 else {}
 
 
@@ -535,8 +536,9 @@ def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
 
 def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets: list[dt.datetime],
                      is_booked: Callable[[str, dt.datetime, dt.datetime], bool]) -> Candidate:
-    """Write the draft's threads: constraint tags aimed at `targets` (the first starts without
-    threads and rooms), and at level 3 the requirements, some said twice with a revision."""
+    """Write the draft's threads: constraint tags aimed at the first N of `targets` (the first
+    feasible starts without threads and rooms), and at level 3 the requirements, some said twice
+    with a revision, with room needs that no room free at one of the answer's starts meets."""
     rng = _rng(config, "threads", draft.k)
     level = config.level
     instance = {**draft.instance, "requirements": dict(draft.instance["requirements"])}
@@ -553,16 +555,15 @@ def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets
     threads: list[dict] = []
     writer = ThreadWriter(project["project_id"], project["name"], rng, participants + rng.sample(others, 2),
                           now - dt.timedelta(days=rng.randint(4, 9), minutes=rng.randint(0, 600)), threads)
-    constraints = _thread_constraints(rng, level, window, participants, others, targets)
+    constraints = _thread_constraints(rng, level, window, participants, others, targets[:n])
     messages = [(_constraint_tag_message(rng, kind, params, name), kind, params)
                 for kind, params, name in constraints]
     if level == 3:
         # the rooms aim at a start the threads leave alone, so that both matter
         survivors = [t for t in targets
                      if not _killed_by_tags(t, t + dt.timedelta(minutes=duration), constraints, participants)]
-        room_target = prose.pick(rng, survivors or targets)
         room = _room_requirement(config, rng, world, len(participants), is_booked,
-                                 (room_target, room_target + dt.timedelta(minutes=duration)))
+                                 [(t, t + dt.timedelta(minutes=duration)) for t in survivors[:n] or targets])
         requirements["room"] = None if room is None else {
             "min_capacity": room.get("min_capacity"), "features": room.get("features", []),
             "building": room.get("building")}
