@@ -416,11 +416,10 @@ def _requirement_message(rng: random.Random, kind: str, params: dict, revised: b
     return (prose.pick(rng, REVISION_TEXT) + text[0].lower() + text[1:]) if revised else text
 
 
-def _statically_fitting(rooms: list[dict], params: dict, size: int) -> list[dict]:
-    return [r for r in rooms
-            if r["capacity"] >= max(size, params.get("min_capacity", 0))
-            and set(params.get("features", ())) <= set(r["features"])
-            and params.get("building", r["building"]) == r["building"]]
+def _meets(room: dict, params: dict, size: int) -> bool:
+    return (room["capacity"] >= max(size, params.get("min_capacity", 0))
+            and all(f in room["features"] for f in params.get("features", ()))
+            and params.get("building", room["building"]) == room["building"])
 
 
 def _room_requirement(config: WorldConfig, rng: random.Random, world: dict, size: int,
@@ -430,12 +429,12 @@ def _room_requirement(config: WorldConfig, rng: random.Random, world: dict, size
     candidates (so that the rooms matter); None when the threads state no room needs."""
     if rng.random() < 0.1:
         return None
-    for target in rng.sample(targets, len(targets)):
-        booked_ids = {r["room_id"] for r in world["rooms"] if is_booked(r["room_id"], *target)}
+    rooms = [r for r in world["rooms"] if r["capacity"] >= size]
+    for target in rng.sample(targets, min(3, len(targets))):
+        booked = [r for r in rooms if is_booked(r["room_id"], *target)]
+        free = [r for r in rooms if r not in booked]
         options: list[tuple[int, dict]] = []
-        for room in world["rooms"]:
-            if room["room_id"] not in booked_ids or room["capacity"] < size:
-                continue
+        for room in booked:
             feature_sets = [()] + [(f,) for f in room["features"]] + [
                 tuple(pair) for pair in itertools.combinations(room["features"], 2)]
             for building in (None, room["building"]):
@@ -448,13 +447,16 @@ def _room_requirement(config: WorldConfig, rng: random.Random, world: dict, size
                             params["features"] = list(features)
                         if building is not None:
                             params["building"] = building
-                        fits = _statically_fitting(world["rooms"], params, size)
-                        if all(r["room_id"] in booked_ids for r in fits) and params not in [o for _, o in options]:
-                            options.append((len(fits), params))
+                        if not any(_meets(r, params, size) for r in free):
+                            options.append((sum(_meets(r, params, size) for r in booked), params))
         if options:
             # the widest needs: the more rooms fit, the fewer other starts the rooms remove
             widest = max(count for count, _ in options)
-            return prose.pick(rng, [params for count, params in options if count == widest])
+            unique = []
+            for count, params in options:
+                if count == widest and params not in unique:
+                    unique.append(params)
+            return prose.pick(rng, unique)
     return {"features": [prose.pick(rng, config.rooms["features"])]} if rng.random() < 0.5 else {}
 
 
