@@ -1,0 +1,100 @@
+"""Benchmark of `mpcbench build` and of the SQL oracle (not a test; run by hand).
+
+    python bench/build.py                    # default build, 3 x 10,000 instances, oracle vs reference
+    python bench/build.py --instances 2000   # a quicker run
+
+Prints one table of figures; the README's "Performance" section quotes a run of this script.
+Measures, each in a fresh process where it matters:
+  1. `mpcbench build` with the default configs (wall seconds, peak memory);
+  2. `mpcbench build --instances N` for the three levels (wall seconds, peak memory);
+  3. the oracle alone on that database: recomputing every oracle layer from the raw tables
+     (instances/s and grid slots/s);
+  4. the plain-Python reference oracle (tests/reference_oracle.py) on the same instances, and
+     the ratio of the two throughputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from mpcbench import dataset, db  # noqa: E402
+import reference_oracle  # noqa: E402
+
+
+def timed_build(db_path: Path, *args: str) -> tuple[float, float]:
+    """Wall seconds and peak resident memory (GiB) of `mpcbench build` in a child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "mpcbench", "build", "--db", str(db_path), *args],
+                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    seconds = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return seconds, max(peak, before) / 2**20
+
+
+def oracle_throughput(db_path: Path) -> tuple[int, int, float]:
+    con = db.connect(db_path)
+    instances = con.execute("select count(*) from instances").fetchone()[0]
+    slots = con.execute("select count(*) from int_grid").fetchone()[0]
+    started = time.perf_counter()
+    db.refresh(con)
+    con.execute("select count(*) from oracle_answers").fetchall()
+    seconds = time.perf_counter() - started
+    con.close()
+    return instances, slots, seconds
+
+
+def reference_throughput(db_path: Path, sample: int | None) -> tuple[int, float]:
+    con = db.connect(db_path, read_only=True)
+    levels = [row[0] for row in con.execute("select level from worlds order by level").fetchall()]
+    work = []
+    for level in levels:
+        world_id = con.execute("select world_id from worlds where level = $1", [level]).fetchone()[0]
+        world = dataset.dump_world(con, world_id)
+        instances = dataset.dump_instances(con, level)
+        work += [(world, inst) for inst in instances[: sample or None]]
+    con.close()
+    started = time.perf_counter()
+    for world, instance in work:
+        reference_oracle.solve(world, instance)
+    return len(work), time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--instances", type=int, default=10_000, help="instances per level for the big build")
+    parser.add_argument("--reference-sample", type=int, default=None,
+                        help="instances per level for the reference oracle (default: all)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        default_s, default_gib = timed_build(Path(tmp) / "default.duckdb")
+        big = Path(tmp) / "big.duckdb"
+        big_s, big_gib = timed_build(big, "--instances", str(args.instances))
+        instances, slots, oracle_s = oracle_throughput(big)
+        ref_n, ref_s = reference_throughput(big, args.reference_sample)
+    sql_rate = instances / oracle_s
+    ref_rate = ref_n / ref_s
+    rows = [
+        ("default build (3 x 100 instances)", f"{default_s:.1f} s", f"peak {default_gib:.2f} GiB"),
+        (f"build 3 x {args.instances:,} instances", f"{big_s:.1f} s", f"peak {big_gib:.2f} GiB"),
+        ("SQL oracle, all layers recomputed", f"{oracle_s:.2f} s",
+         f"{sql_rate:,.0f} instances/s, {slots / oracle_s:,.0f} grid slots/s"),
+        (f"Python reference oracle ({ref_n:,} instances)", f"{ref_s:.2f} s", f"{ref_rate:,.1f} instances/s"),
+        ("SQL / reference throughput", f"{sql_rate / ref_rate:.0f}x", ""),
+    ]
+    width = max(len(r[0]) for r in rows)
+    for name, value, note in rows:
+        print(f"{name:<{width}}  {value:>10}  {note}")
+
+
+if __name__ == "__main__":
+    main()
