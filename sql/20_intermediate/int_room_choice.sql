@@ -27,9 +27,12 @@ free_rooms as (
     )
 )
 
-select instance_id, starts_at, room_id
+select
+    instance_id,
+    starts_at,
+    arg_min(
+        room_id,
+        struct_pack(preference := case when tie_break = 'capacity' then capacity else 0 end, room_id := room_id)
+    ) as room_id
 from free_rooms
-qualify row_number() over (
-    partition by instance_id, starts_at
-    order by case when tie_break = 'capacity' then capacity else 0 end, room_id
-) = 1
+group by instance_id, starts_at

@@ -1,0 +1,12 @@
+-- name: get_current_time
+-- description: The current local date and time (the moment this request is made) and the
+--   organization's timezone. Every time in every tool is local wall-clock time, YYYY-MM-DDTHH:MM.
+-- levels: 1 2 3
+-- render: json
+-- not_found: The workspace is not available.
+select
+    cast($now as timestamp) as now,
+    dayname(cast($now as timestamp)) as weekday,
+    w.timezone
+from worlds as w
+where w.world_id = $world_id

@@ -1,0 +1,9 @@
+-- name: get_person
+-- description: One person from the directory by id: name, email, team and title.
+-- levels: 3
+-- render: json
+-- not_found: No person has person_id {person_id}; search_people finds ids by name.
+-- param: person_id (string, required, maxLength=40) The person's id, e.g. p-004.
+select person_id, name, email, team, title
+from people
+where world_id = $world_id and person_id = $person_id
