@@ -21,7 +21,7 @@ import duckdb
 from . import __version__, db
 from .config import WorldConfig, load_world_config, world_config_path
 from .dataset import insert_rows, instance_rows, load_dataset, thread_rows
-from .generate import Candidate, booking_index, draft_candidate, finish_candidate, generate_world
+from .generate import Candidate, draft_candidate, finish_candidate, generate_world, room_need_finder
 
 SOURCE_ORDER = ("calendar", "policy", "threads", "rooms")
 MAX_CANDIDATES_PER_INSTANCE = 50
@@ -85,7 +85,7 @@ def _clear_instances(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _sample_round(con: duckdb.DuckDBPyConnection, config: WorldConfig, world: dict,
-                  ks: range, is_booked) -> tuple[list[Candidate], dict[str, str]]:
+                  ks: range, room_needs) -> tuple[list[Candidate], dict[str, str]]:
     """Draft candidates ks, aim their threads at the answer without them, and judge them all."""
     drafts = [draft_candidate(config, world, k) for k in ks]
     insert_rows(con, instance_rows([d.instance for d in drafts]))
@@ -95,7 +95,7 @@ def _sample_round(con: duckdb.DuckDBPyConnection, config: WorldConfig, world: di
         targets = _first_starts_without_threads_and_rooms(con)
         _clear_instances(con)
         candidates = [
-            finish_candidate(config, world, d, targets[d.instance["instance_id"]], is_booked)
+            finish_candidate(config, world, d, targets[d.instance["instance_id"]], room_needs)
             for d in drafts
             if len(targets.get(d.instance["instance_id"], ())) >= d.instance["requirements"]["n"]
         ]
@@ -114,7 +114,7 @@ def select_instances(config: WorldConfig, world: dict, wanted: int,
     con = db.connect(None)
     db.create_warehouse(con)
     load_dataset(con, [world], [])
-    is_booked = booking_index(world)
+    room_needs = room_need_finder(world) if config.level == 3 else None
     kept: list[Candidate] = []
     counts = {"too_few_feasible": 0, **{f"{s}_not_needed": 0 for s in SOURCE_ORDER}}
     next_k = 0
@@ -126,7 +126,7 @@ def select_instances(config: WorldConfig, world: dict, wanted: int,
         judged = len(kept) + sum(counts.values())
         rate = max(len(kept) / judged, 0.05) if judged else 0.5
         size = math.ceil((wanted - len(kept)) / rate * 1.2) + 8
-        candidates, verdicts = _sample_round(con, config, world, range(next_k, next_k + size), is_booked)
+        candidates, verdicts = _sample_round(con, config, world, range(next_k, next_k + size), room_needs)
         next_k += size
         for candidate in candidates:
             if len(kept) == wanted:

@@ -9,7 +9,9 @@ decided in SQL by the build (too few feasible starts, sources that do not matter
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
+import functools
 import itertools
 import random
 from dataclasses import dataclass
@@ -416,47 +418,59 @@ def _requirement_message(rng: random.Random, kind: str, params: dict, revised: b
     return (prose.pick(rng, REVISION_TEXT) + text[0].lower() + text[1:]) if revised else text
 
 
-def _meets(room: dict, params: dict, size: int) -> bool:
-    return (room["capacity"] >= max(size, params.get("min_capacity", 0))
-            and all(f in room["features"] for f in params.get("features", ()))
-            and params.get("building", room["building"]) == room["building"])
+RoomNeeds = Callable[[dt.datetime, dt.datetime, int], tuple[dict, ...]]
 
 
-def _room_requirement(config: WorldConfig, rng: random.Random, world: dict, size: int,
-                      is_booked: Callable[[str, dt.datetime, dt.datetime], bool],
-                      targets: list[tuple[dt.datetime, dt.datetime]]) -> dict | None:
-    """Room needs that some room meets and, where possible, no room free at one of the target
-    candidates (so that the rooms matter); None when the threads state no room needs."""
-    if rng.random() < 0.1:
-        return None
-    rooms = [r for r in world["rooms"] if r["capacity"] >= size]
-    for target in rng.sample(targets, min(3, len(targets))):
-        booked = [r for r in rooms if is_booked(r["room_id"], *target)]
-        free = [r for r in rooms if r not in booked]
-        options: list[tuple[int, dict]] = []
-        for room in booked:
+def room_need_finder(world: dict) -> RoomNeeds:
+    """widest_needs(start, end, size): the room needs (min_capacity, features, building) that
+    some room meets but no room free in [start, end) does, keeping those that the most rooms
+    meet (the fewer other starts they remove). Cached: many candidates aim at the same slot."""
+    is_booked = booking_index(world)
+
+    @functools.cache
+    def widest_needs(start: dt.datetime, end: dt.datetime, size: int) -> tuple[dict, ...]:
+        rooms = [(r["capacity"], frozenset(r["features"]), r["building"],
+                  is_booked(r["room_id"], start, end), r) for r in world["rooms"] if r["capacity"] >= size]
+        options: dict[tuple, tuple[int, dict]] = {}
+        for capacity, features, building, booked, room in rooms:
+            if not booked:
+                continue
             feature_sets = [()] + [(f,) for f in room["features"]] + [
                 tuple(pair) for pair in itertools.combinations(room["features"], 2)]
-            for building in (None, room["building"]):
-                for features in feature_sets:
-                    for min_capacity in (None, room["capacity"]):
-                        params = {}
-                        if min_capacity is not None:
-                            params["min_capacity"] = min_capacity
-                        if features:
-                            params["features"] = list(features)
-                        if building is not None:
-                            params["building"] = building
-                        if not any(_meets(r, params, size) for r in free):
-                            options.append((sum(_meets(r, params, size) for r in booked), params))
+            for need_building in (None, building):
+                for need_features in feature_sets:
+                    for need_capacity in (None, capacity):
+                        key = (need_capacity, need_features, need_building)
+                        if key in options:
+                            continue
+                        meeting = [is_booked_now for cap, feats, bld, is_booked_now, _ in rooms
+                                   if cap >= (need_capacity or 0) and feats.issuperset(need_features)
+                                   and need_building in (None, bld)]
+                        if all(meeting):
+                            params = {}
+                            if need_capacity is not None:
+                                params["min_capacity"] = need_capacity
+                            if need_features:
+                                params["features"] = list(need_features)
+                            if need_building is not None:
+                                params["building"] = need_building
+                            options[key] = (len(meeting), params)
+        widest = max((count for count, _ in options.values()), default=0)
+        return tuple(params for count, params in options.values() if count == widest and count > 0)
+
+    return widest_needs
+
+
+def _room_requirement(config: WorldConfig, rng: random.Random, size: int, widest_needs: RoomNeeds,
+                      targets: list[tuple[dt.datetime, dt.datetime]]) -> dict | None:
+    """Room needs aimed at one of the target candidates (see room_need_finder); None when the
+    threads state no room needs."""
+    if rng.random() < 0.1:
+        return None
+    for start, end in rng.sample(targets, min(3, len(targets))):
+        options = widest_needs(start, end, size)
         if options:
-            # the widest needs: the more rooms fit, the fewer other starts the rooms remove
-            widest = max(count for count, _ in options)
-            unique = []
-            for count, params in options:
-                if count == widest and params not in unique:
-                    unique.append(params)
-            return prose.pick(rng, unique)
+            return copy.deepcopy(prose.pick(rng, options))
     return {"features": [prose.pick(rng, config.rooms["features"])]} if rng.random() < 0.5 else {}
 
 
@@ -537,7 +551,7 @@ def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
 
 
 def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets: list[dt.datetime],
-                     is_booked: Callable[[str, dt.datetime, dt.datetime], bool]) -> Candidate:
+                     room_needs: RoomNeeds | None) -> Candidate:
     """Write the draft's threads: constraint tags aimed at the first N of `targets` (the first
     feasible starts without threads and rooms), and at level 3 the requirements, some said twice
     with a revision, with room needs that no room free at one of the answer's starts meets."""
@@ -564,7 +578,7 @@ def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets
         # the rooms aim at a start the threads leave alone, so that both matter
         survivors = [t for t in targets
                      if not _killed_by_tags(t, t + dt.timedelta(minutes=duration), constraints, participants)]
-        room = _room_requirement(config, rng, world, len(participants), is_booked,
+        room = _room_requirement(config, rng, len(participants), room_needs,
                                  [(t, t + dt.timedelta(minutes=duration)) for t in survivors[:n] or targets])
         requirements["room"] = None if room is None else {
             "min_capacity": room.get("min_capacity"), "features": room.get("features", []),
