@@ -225,6 +225,19 @@ class ThreadWriter:
         })
         self.next_message += 1
 
+    def fit_before(self, limit: dt.datetime) -> None:
+        """Squeeze the messages' times into [first, limit) keeping their order, so that nothing
+        is said after the instance's "now" (equal times keep message_id order)."""
+        messages = [m for t in self.threads for m in t["messages"]]
+        if not messages or max(m["ts"] for m in messages) < ts(limit):
+            return
+        first = dt.datetime.fromisoformat(min(m["ts"] for m in messages))
+        last = dt.datetime.fromisoformat(max(m["ts"] for m in messages))
+        scale = (limit - dt.timedelta(minutes=1) - first) / max(last - first, dt.timedelta(minutes=1))
+        for m in messages:
+            moment = first + (dt.datetime.fromisoformat(m["ts"]) - first) * scale
+            m["ts"] = ts(moment.replace(second=0, microsecond=0))
+
     def chatter(self, thread: dict, count: int) -> None:
         names = [a["name"].split()[0] for a in self.authors]
         for _ in range(count):
@@ -604,6 +617,7 @@ def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets
         writer.say(thread, text, [(kind, params)])
     for thread in threads:
         writer.chatter(thread, _between(rng, chatter_range) // 2)
+    writer.fit_before(now)
     threads = [t for t in threads if t["messages"]]
     return Candidate(draft.k, instance, project, threads)
 
