@@ -97,6 +97,8 @@ def load_world_config(path: Path) -> WorldConfig:
         )
     except KeyError as err:
         raise ConfigError(f"{path}: missing key {err}") from None
+    except (TypeError, ValueError, AttributeError) as err:
+        raise ConfigError(f"{path}: a value has the wrong type or format: {err}") from None
     if config.level not in (1, 2, 3):
         raise ConfigError(f"{path}: world.level must be 1, 2 or 3")
     if config.level == 3 and not config.rooms:
