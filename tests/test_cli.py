@@ -1,0 +1,104 @@
+"""The warehouse commands through the CLI: build, info, sql, explain, and their errors."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from mpcbench.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def small_db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "small.duckdb"
+    result = runner.invoke(app, ["build", "--db", str(path), "--levels", "1,3", "--instances", "4"])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def test_build_writes_the_asked_levels_and_counts(small_db):
+    con = duckdb.connect(str(small_db), read_only=True)
+    assert con.execute("select level, count(*) from instances group by level order by level").fetchall() == [(1, 4), (3, 4)]
+    stats = con.execute("select level, instances_kept, candidates_sampled, discarded_too_few_feasible "
+                        "+ rejected_calendar_not_needed + rejected_policy_not_needed "
+                        "+ rejected_threads_not_needed + rejected_rooms_not_needed from build_stats order by level").fetchall()
+    for level, kept, sampled, thrown in stats:
+        assert sampled == kept + thrown
+
+
+def test_info_shows_levels_stats_and_versions(small_db):
+    result = runner.invoke(app, ["info", "--db", str(small_db)], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    assert "world-l3" in result.output and "mpcbench_version" in result.output
+
+
+def test_sql_prints_rows_of_a_select(small_db):
+    result = runner.invoke(app, ["sql", "select instance_id from instances where level = 3 order by 1 limit 1",
+                                 "--db", str(small_db)])
+    assert result.exit_code == 0, result.output
+    assert "L3-0001" in result.output
+
+
+@pytest.mark.parametrize("query, message", [
+    ("delete from events", "only SELECT"),
+    ("select 1; select 2", "exactly one statement"),
+    ("select * from no_such_table", "query failed"),
+    ("selec 1 frm", "not valid SQL"),
+])
+def test_sql_refuses_writes_and_reports_bad_queries(small_db, query, message):
+    result = runner.invoke(app, ["sql", query, "--db", str(small_db)])
+    assert result.exit_code != 0
+    assert message in result.output
+
+
+def test_sql_cannot_change_the_database_even_through_a_select(small_db, tmp_path):
+    copy = tmp_path / "copy.duckdb"
+    shutil.copy(small_db, copy)
+    runner.invoke(app, ["sql", "select * from events; drop table events", "--db", str(copy)])
+    con = duckdb.connect(str(copy), read_only=True)
+    assert con.execute("select count(*) from events").fetchone()[0] > 0
+
+
+def test_explain_shows_gold_and_the_constraints_of_a_start(small_db):
+    con = duckdb.connect(str(small_db), read_only=True)
+    instance_id, killed_start, kind = con.execute(
+        "select instance_id, strftime(starts_at, '%Y-%m-%dT%H:%M'), constraint_kind from int_violations "
+        "where constraint_kind = 'busy' order by instance_id, starts_at limit 1").fetchone()
+    gold_start = con.execute("select strftime(starts_at, '%Y-%m-%dT%H:%M') from oracle_answers "
+                             "where instance_id = $1 and rank = 1", [instance_id]).fetchone()[0]
+    con.close()
+    result = runner.invoke(app, ["explain", instance_id, "--start", killed_start, "--db", str(small_db)],
+                           env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert gold_start in result.output and "busy" in result.output and "events.ev-" in result.output
+
+
+def test_explain_unknown_instance_is_a_clear_error(small_db):
+    result = runner.invoke(app, ["explain", "L9-9999", "--db", str(small_db)])
+    assert result.exit_code == 1
+    assert "no instance 'L9-9999'" in result.output
+
+
+def test_missing_database_and_bad_levels_are_clear_errors(tmp_path):
+    result = runner.invoke(app, ["info", "--db", str(tmp_path / "none.duckdb")])
+    assert result.exit_code == 1 and "does not exist" in result.output
+    result = runner.invoke(app, ["build", "--db", str(tmp_path / "x.duckdb"), "--levels", "1,4"])
+    assert result.exit_code == 2 and "--levels" in result.output
+
+
+def test_a_broken_world_config_names_the_file_and_the_rule(tmp_path):
+    worlds = tmp_path / "worlds"
+    worlds.mkdir()
+    text = Path("worlds/world_level1.toml").read_text().replace('type = "buffer"', 'type = "bufer"', 1)
+    (worlds / "world_level1.toml").write_text(text)
+    result = runner.invoke(app, ["build", "--db", str(tmp_path / "x.duckdb"), "--levels", "1",
+                                 "--worlds", str(worlds)], env={"COLUMNS": "200"})
+    assert result.exit_code == 1
+    assert "world_level1.toml" in result.output and "unknown rule type 'bufer'" in result.output
+    assert not (tmp_path / "x.duckdb").exists()
