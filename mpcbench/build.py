@@ -95,7 +95,8 @@ def _sample_round(con: duckdb.DuckDBPyConnection, config: WorldConfig, world: di
         targets = _first_starts_without_threads_and_rooms(con)
         _clear_instances(con)
         candidates = [
-            finish_candidate(config, world, d, targets[d.instance["instance_id"]], room_needs)
+            finish_candidate(config, world, d, targets[d.instance["instance_id"]], room_needs,
+                             with_chatter=False)
             for d in drafts
             if len(targets.get(d.instance["instance_id"], ())) >= d.instance["requirements"]["n"]
         ]
@@ -146,6 +147,11 @@ def select_instances(config: WorldConfig, world: dict, wanted: int,
 def build_level(config: WorldConfig, wanted: int, progress: Progress | None = None) -> LevelResult:
     world = generate_world(config)
     kept, stats = select_instances(config, world, wanted, progress)
+    if config.level >= 2:
+        # chatter does not change the verdict (see ThreadWriter); only the kept get it
+        room_needs = room_need_finder(world) if config.level == 3 else None
+        kept = [finish_candidate(config, world, draft_candidate(config, world, c.k), c.targets, room_needs)
+                for c in kept]
     final_world = dict(world)
     if config.level >= 2:
         final_world["projects"] = world["projects"] + [c.project for c in kept]

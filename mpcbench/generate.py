@@ -192,13 +192,16 @@ def _rooms(config: WorldConfig, rng: random.Random) -> tuple[list[dict], list[di
 
 @dataclass
 class ThreadWriter:
-    """Writes the threads of one project: ids, authors and increasing timestamps."""
+    """Writes the threads of one project: ids, authors and increasing timestamps. Chatter draws
+    from its own generator (None: no chatter), so the tagged messages are the same with or
+    without it: the build judges candidates without chatter and adds it to the kept ones."""
     project_id: str
     project_name: str
     rng: random.Random
     authors: list[dict]
     clock: dt.datetime
     threads: list[dict]
+    chatter_rng: random.Random | None
     next_message: int = 1
 
     def new_thread(self) -> dict:
@@ -214,11 +217,12 @@ class ThreadWriter:
         return thread
 
     def say(self, thread: dict, text: str, tags: list[tuple[str, dict]] = (),
-            at: dt.datetime | None = None) -> None:
-        self.clock = at or self.clock + dt.timedelta(minutes=self.rng.randint(3, 400))
+            rng: random.Random | None = None) -> None:
+        rng = rng or self.rng
+        self.clock += dt.timedelta(minutes=rng.randint(3, 400))
         thread["messages"].append({
             "message_id": f"{self.project_id}-m{self.next_message:03d}",
-            "author_id": prose.pick(self.rng, self.authors)["person_id"],
+            "author_id": prose.pick(rng, self.authors)["person_id"],
             "ts": ts(self.clock),
             "text": text,
             "tags": [{"type": kind, "params": params} for kind, params in tags],
@@ -238,10 +242,13 @@ class ThreadWriter:
             moment = first + (dt.datetime.fromisoformat(m["ts"]) - first) * scale
             m["ts"] = ts(moment.replace(second=0, microsecond=0))
 
-    def chatter(self, thread: dict, count: int) -> None:
+    def chatter(self, thread: dict, bounds: tuple[int, int]) -> None:
+        """Between bounds[0] and bounds[1] ordinary messages."""
+        if self.chatter_rng is None:
+            return
         names = [a["name"].split()[0] for a in self.authors]
-        for _ in range(count):
-            self.say(thread, prose.chatter(self.rng, names))
+        for _ in range(_between(self.chatter_rng, bounds)):
+            self.say(thread, prose.chatter(self.chatter_rng, names), rng=self.chatter_rng)
 
 
 def _constraint_tag_message(rng: random.Random, kind: str, params: dict, name: str = "") -> str:
@@ -277,14 +284,14 @@ def _noise_projects(config: WorldConfig, rng: random.Random, people: list[dict])
         name = f"{prose.PROJECT_WORDS[(i * 7) % len(prose.PROJECT_WORDS)]} {prose.pick(rng, prose.PROJECT_KINDS)} (archive)"
         projects.append({"project_id": project_id, "name": name})
         writer = ThreadWriter(project_id, name, rng, rng.sample(people, 4),
-                              _clock(days[0], "09:00"), threads)
+                              _clock(days[0], "09:00"), threads, chatter_rng=rng)
         for _ in range(_between(rng, config.noise.get("threads_per_project", [1, 1]))):
             thread = writer.new_thread()
-            writer.chatter(thread, _between(rng, config.noise["chatter_per_thread"]))
+            writer.chatter(thread, config.noise["chatter_per_thread"])
             start, end = _random_range(rng, prose.pick(rng, days))
             ban = {"start": ts(start), "end": ts(end)}
             writer.say(thread, _constraint_tag_message(rng, "ban", ban), [("ban", ban)])
-            writer.chatter(thread, 2)
+            writer.chatter(thread, (2, 2))
     return projects, threads
 
 
@@ -317,6 +324,7 @@ class Candidate:
     instance: dict
     project: dict | None
     threads: list[dict]
+    targets: list[dt.datetime] | None = None   # what the threads were aimed at (levels 2-3)
 
 
 def _window(config: WorldConfig, rng: random.Random) -> tuple[list[dt.date], dt.datetime]:
@@ -564,7 +572,7 @@ def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
 
 
 def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets: list[dt.datetime],
-                     room_needs: RoomNeeds | None) -> Candidate:
+                     room_needs: RoomNeeds | None, with_chatter: bool = True) -> Candidate:
     """Write the draft's threads: constraint tags aimed at the first N of `targets` (the first
     feasible starts without threads and rooms), and at level 3 the requirements, some said twice
     with a revision, with room needs that no room free at one of the answer's starts meets."""
@@ -583,7 +591,8 @@ def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets
     project = draft.project
     threads: list[dict] = []
     writer = ThreadWriter(project["project_id"], project["name"], rng, participants + rng.sample(others, 2),
-                          now - dt.timedelta(days=rng.randint(4, 9), minutes=rng.randint(0, 600)), threads)
+                          now - dt.timedelta(days=rng.randint(4, 9), minutes=rng.randint(0, 600)), threads,
+                          chatter_rng=_rng(config, "chatter", draft.k) if with_chatter else None)
     constraints = _thread_constraints(rng, level, window, participants, others, targets[:n])
     messages = [(_constraint_tag_message(rng, kind, params, name), kind, params)
                 for kind, params, name in constraints]
@@ -613,13 +622,13 @@ def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets
     chatter_range = config.noise["chatter_per_thread"]
     for index, (text, kind, params) in enumerate(messages):
         thread = threads[index % thread_count] if level == 3 else prose.pick(rng, threads)
-        writer.chatter(thread, rng.randint(0, max(1, chatter_range[1] // 3)))
+        writer.chatter(thread, (0, max(1, chatter_range[1] // 3)))
         writer.say(thread, text, [(kind, params)])
     for thread in threads:
-        writer.chatter(thread, _between(rng, chatter_range) // 2)
+        writer.chatter(thread, (chatter_range[0] // 2, chatter_range[1] // 2))
     writer.fit_before(now)
     threads = [t for t in threads if t["messages"]]
-    return Candidate(draft.k, instance, project, threads)
+    return Candidate(draft.k, instance, project, threads, targets)
 
 
 def booking_index(world: dict) -> Callable[[str, dt.datetime, dt.datetime], bool]:
