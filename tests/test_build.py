@@ -1,0 +1,151 @@
+"""`build.build`: deterministic, and every kept instance obeys the rules of DESIGN.md 3-5
+(enough feasible starts, every required source matters, level-3 requirements come from the
+latest thread tags, build stats add up)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import reference_oracle as ref
+from mpcbench import build, dataset, db
+
+WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
+LEVELS = (1, 2, 3)
+INSTANCES = 12
+
+
+def table_hashes(path: Path) -> dict[str, str]:
+    """Content hash of every table: its rows ordered by all columns."""
+    con = db.connect(path, read_only=True)
+    try:
+        tables = [name for (name,) in con.execute(
+            "select table_name from duckdb_tables() order by table_name").fetchall()]
+        hashes = {}
+        for table in tables:
+            digest = hashlib.sha256()
+            columns = [c[0] for c in con.execute(f'describe "{table}"').fetchall()]
+            digest.update(repr(columns).encode())
+            for row in con.execute(f'select * from "{table}" order by all').fetchall():
+                digest.update(repr(row).encode())
+            hashes[table] = digest.hexdigest()
+        return hashes
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    path = tmp_path_factory.mktemp("build") / "a.duckdb"
+    results = build.build(path, LEVELS, instances=INSTANCES, worlds_dir=WORLDS_DIR)
+    return path, results
+
+
+@pytest.fixture
+def con(built):
+    connection = db.connect(built[0], read_only=True)
+    yield connection
+    connection.close()
+
+
+def test_build_is_deterministic(built, tmp_path):
+    """A second build, in another process with another string-hash seed, gives the same tables."""
+    again = tmp_path / "b.duckdb"
+    hash_seed = "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1"
+    subprocess.run(
+        [sys.executable, "-c", "import sys; from pathlib import Path; from mpcbench import build; "
+         "build.build(Path(sys.argv[1]), (1, 2, 3), instances=int(sys.argv[2]), worlds_dir=Path(sys.argv[3]))",
+         str(again), str(INSTANCES), str(WORLDS_DIR)],
+        check=True, env={**os.environ, "PYTHONHASHSEED": hash_seed}, cwd=WORLDS_DIR.parent)
+    first, second = table_hashes(built[0]), table_hashes(again)
+    assert first.keys() == second.keys()
+    assert {"instances", "events", "message_tags", "build_stats", "build_info"} <= first.keys()
+    assert [t for t in first if first[t] != second[t]] == []
+
+
+def test_every_level_has_the_asked_instances(con):
+    rows = con.execute("select level, count(*) from instances group by level order by level").fetchall()
+    assert rows == [(level, INSTANCES) for level in LEVELS]
+
+
+def test_kept_instances_have_enough_feasible_starts(con):
+    rows = con.execute("select instance_id, n, n_feasible, has_enough_feasible from oracle_summary").fetchall()
+    assert len(rows) == INSTANCES * len(LEVELS)
+    assert [r for r in rows if not (r[3] and r[2] >= r[1])] == []
+    answers = dict(con.execute("select instance_id, count(*) from oracle_answers group by all").fetchall())
+    assert all(answers[instance_id] == n for instance_id, n, _, _ in rows)
+
+
+def test_kept_instances_need_every_source_of_their_level(con):
+    rows = con.execute("""
+        select i.instance_id, ls.source, n.is_needed
+        from instances as i
+        join level_sources as ls on ls.level = i.level
+        left join oracle_necessity as n on n.instance_id = i.instance_id and n.source = ls.source
+        order by all""").fetchall()
+    assert len(rows) == INSTANCES * (2 + 3 + 4)
+    assert [r for r in rows if r[2] is not True] == []
+
+
+def test_kept_instances_need_every_source_by_the_reference(con):
+    """The same check, with the plain-Python oracle."""
+    for level in LEVELS:
+        insts = dataset.dump_instances(con, level)
+        world = dataset.dump_world(con, insts[0]["world_id"])
+        for instance in insts:
+            assert ref.solve(world, instance).n_feasible >= instance["requirements"]["n"]
+            needed = ref.necessity(world, instance)
+            assert set(needed) == set(ref.LEVEL_SOURCES[level])
+            assert all(needed.values()), (instance["instance_id"], needed)
+
+
+def test_level3_requirements_resolve_from_the_latest_tags(con):
+    insts = dataset.dump_instances(con, 3)
+    world = dataset.dump_world(con, insts[0]["world_id"])
+    for instance in insts:
+        assert instance["given"] == {}
+        assert ref.resolve_level3_requirements(world, instance) == instance["requirements"], instance["instance_id"]
+
+
+def test_level3_requirement_revisions_exist(con):
+    """The check above is not vacuous: some projects say a requirement twice, the later wins."""
+    insts = dataset.dump_instances(con, 3)
+    world = dataset.dump_world(con, insts[0]["world_id"])
+    revised = 0
+    for instance in insts:
+        kinds = [tag["type"] for _, tag in ref.project_tags(world, instance)
+                 if tag["type"] not in ref.CONSTRAINT_TAGS]
+        revised += len(kinds) != len(set(kinds))
+    assert revised > 0
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_given_states_the_requirements(con, level):
+    for instance in dataset.dump_instances(con, level):
+        req = instance["requirements"]
+        assert instance["given"] == {k: req[k] for k in ("participants", "duration_min", "n", "policy_id")}
+        assert req["tie_break"] is None and req["room"] is None
+        assert (instance["project_id"] is None) == (level == 1)
+
+
+def test_build_stats_add_up(con, built):
+    columns = [c[0] for c in con.execute("describe build_stats").fetchall()]
+    rows = [dict(zip(columns, r)) for r in con.execute("select * from build_stats order by level").fetchall()]
+    assert [r["level"] for r in rows] == list(LEVELS)
+    for r in rows:
+        rejected = (r["rejected_calendar_not_needed"] + r["rejected_policy_not_needed"]
+                    + r["rejected_threads_not_needed"] + r["rejected_rooms_not_needed"])
+        assert r["candidates_sampled"] == r["instances_kept"] + r["discarded_too_few_feasible"] + rejected, r
+        assert r["instances_wanted"] == r["instances_kept"] == INSTANCES, r
+        if r["level"] < 3:
+            assert r["rejected_rooms_not_needed"] == 0, r
+        if r["level"] < 2:
+            assert r["rejected_threads_not_needed"] == 0, r
+    for result in built[1]:
+        assert result.stats["candidates_sampled"] == next(
+            r["candidates_sampled"] for r in rows if r["level"] == result.config.level)
