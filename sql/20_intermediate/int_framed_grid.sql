@@ -2,30 +2,19 @@
 -- quarter hour at or after the start of working hours to the last one that still ends by their
 -- end. Working hours frame every scenario of the necessity check, so the other constraints are
 -- only judged on these starts.
-with instance_days as (
+with slots as (
     select
-        i.instance_id,
-        i.world_id,
-        i.duration_minutes,
-        r.start_minute,
-        r.end_minute,
-        d.day_start
-    from stg_instances as i
-    join stg_policy_rules as r
-        on r.world_id = i.world_id and r.policy_id = i.policy_id and r.rule_type = 'working_hours',
-        unnest(generate_series(
-            cast(i.window_start as timestamp), cast(i.window_end as timestamp), interval '1' day
-        )) as d(day_start)
-),
-
-slots as (
-    select
-        instance_days.*,
+        w.instance_id,
+        w.world_id,
+        w.duration_minutes,
+        w.day_start,
         s.slot_index
-    from instance_days,
+    from int_window_days as w
+    join stg_policy_rules as r
+        on r.world_id = w.world_id and r.policy_id = w.policy_id and r.rule_type = 'working_hours',
         unnest(generate_series(
-            cast(ceil(start_minute / 15) as bigint),
-            cast(floor((end_minute - duration_minutes) / 15) as bigint)
+            cast(ceil(r.start_minute / 15) as bigint),
+            cast(floor((r.end_minute - w.duration_minutes) / 15) as bigint)
         )) as s(slot_index)
 )
 

@@ -1,5 +1,12 @@
--- Every (candidate, constraint) pair that removes a candidate: the working-hours frame for starts
--- outside it, every other constraint for starts inside it.
+-- Every (candidate, constraint) pair that removes a candidate, with the source the constraint
+-- comes from and the source row that kills it: the working-hours frame for starts outside it,
+-- every other constraint for starts inside it.
+with violations as (
+    select * from int_violations_working_hours
+    union all
+    select * from int_framed_violations
+)
+
 select
     v.instance_id,
     v.starts_at,
@@ -8,7 +15,5 @@ select
     v.constraint_id,
     v.source_table,
     v.source_row_id
-from int_violations_working_hours as v
+from violations as v
 join constraint_kinds as k on k.constraint_kind = v.constraint_kind
-union all
-select * from int_framed_violations

@@ -1,0 +1,11 @@
+-- Each day of each instance's window (both ends inclusive), as the timestamp of its midnight.
+select
+    i.instance_id,
+    i.world_id,
+    i.policy_id,
+    i.duration_minutes,
+    d.day_start
+from stg_instances as i,
+    unnest(generate_series(
+        cast(i.window_start as timestamp), cast(i.window_end as timestamp), interval '1' day
+    )) as d(day_start)
