@@ -4,33 +4,19 @@
 --   first. Intervals are half-open [start, end), local time YYYY-MM-DDTHH:MM.
 -- levels: 1 2 3
 -- render: json
+-- items: busy
+-- exists: people.person_id
 -- not_found: No person has person_id {person_id}.
 -- param: person_id (string, required, maxLength=40) The person's id, e.g. p-004.
 -- param: start_date (string, format=date, required) First day of the range, YYYY-MM-DD.
 -- param: end_date (string, format=date, required) Last day of the range (included),
 --   YYYY-MM-DD; at most 31 days after start_date.
-with person as (
-    select person_id
-    from people
-    where world_id = $world_id and person_id = $person_id
-),
-
-busy as (
-    select event_id, starts_at, ends_at
-    from stg_blocking_events
-    where world_id = $world_id
-        and person_id = $person_id
-        and starts_at < cast($end_date as date) + interval '1' day
-        and ends_at > cast($start_date as date)
-)
-
 select
-    p.person_id,
-    cast($start_date as date) as start_date,
-    cast($end_date as date) as end_date,
-    coalesce(
-        (select list({'start': b.starts_at, 'end': b.ends_at} order by b.starts_at, b.ends_at, b.event_id)
-         from busy as b),
-        []
-    ) as busy
-from person as p
+    starts_at as "start",
+    ends_at as "end"
+from stg_blocking_events
+where world_id = $world_id
+    and person_id = $person_id
+    and starts_at < cast($end_date as date) + interval '1' day
+    and ends_at > cast($start_date as date)
+order by starts_at, ends_at  -- rows that tie print the same, so the output is deterministic

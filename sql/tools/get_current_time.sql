@@ -7,6 +7,6 @@
 select
     cast($now as timestamp) as now,
     dayname(cast($now as timestamp)) as weekday,
-    w.timezone
-from worlds as w
-where w.world_id = $world_id
+    timezone
+from worlds
+where world_id = $world_id

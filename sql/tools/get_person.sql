@@ -4,6 +4,11 @@
 -- render: json
 -- not_found: No person has person_id {person_id}; search_people finds ids by name.
 -- param: person_id (string, required, maxLength=40) The person's id, e.g. p-004.
-select person_id, name, email, team, title
+select
+    person_id,
+    name,
+    email,
+    team,
+    title
 from people
 where world_id = $world_id and person_id = $person_id

@@ -7,17 +7,14 @@
 --   have that many meetings starting that day).
 -- levels: 1
 -- render: json
+-- items: rules
+-- exists: policies.policy_id
 -- not_found: No policy has policy_id {policy_id}; list_policies shows them all.
 -- param: policy_id (string, required, maxLength=40) The policy's id, e.g. POL-ENG.
 select
-    p.policy_id,
-    p.name,
-    coalesce(
-        (select list({'rule_id': r.rule_id, 'type': r.rule_type, 'params': cast(r.params as json)}
-                     order by r.position, r.rule_id)
-         from policy_rules as r
-         where r.world_id = p.world_id and r.policy_id = p.policy_id),
-        []
-    ) as rules
-from policies as p
-where p.world_id = $world_id and p.policy_id = $policy_id
+    rule_id,
+    rule_type as type,
+    cast(params as json) as params
+from policy_rules
+where world_id = $world_id and policy_id = $policy_id
+order by position  -- the loader numbers rules: unique per policy

@@ -2,7 +2,10 @@
 -- description: Every scheduling policy of the organization: its id and name.
 -- levels: 1 2 3
 -- render: json
+-- items: policies
 select
-    coalesce(list({'policy_id': policy_id, 'name': name} order by position, policy_id), []) as policies
+    policy_id,
+    name
 from policies
 where world_id = $world_id
+order by position  -- the loader numbers rows: unique per world

@@ -3,19 +3,13 @@
 --   machine-readable tags it contains ([[type key=value ...]]). Pages hold 10 paragraphs.
 -- levels: 2 3
 -- render: document
+-- page_size: 10
 -- not_found: No policy document has doc_id {doc_id}; search_policy_docs lists them.
 -- param: doc_id (string, required, maxLength=40) The document's id, e.g. doc-1.
 -- param: page (integer, default=1, minimum=1, maximum=1000) Which page, from 1.
-with doc as (
-    select doc_id, title, string_split(text, chr(10) || chr(10)) as paragraphs
-    from policy_docs
-    where world_id = $world_id and doc_id = $doc_id
-)
-
 select
     doc_id,
     title,
-    $page as page,
-    cast(ceil(len(paragraphs) / 10) as integer) as pages,
-    list_slice(paragraphs, ($page - 1) * 10 + 1, $page * 10) as paragraphs
-from doc
+    text
+from policy_docs
+where world_id = $world_id and doc_id = $doc_id

@@ -1,0 +1,376 @@
+"""The scripted solver: proves every instance is solvable from what the tools show.
+
+It works only through `env.call` and the text the tools return (JSON, Markdown tables,
+transcripts and documents with `[[tags]]`), never through the database. Its "reasoning" is
+plain Python: read the prompt, fetch each source, parse it, then check every 15-minute start
+of the window against every constraint (DESIGN.md sections 2-3) and book a room at level 3.
+
+    agent = ScriptedAgent()
+    output = asyncio.run(agent.run(ToolEnvironment(con, "L3-0007")))
+
+If it misses the oracle's answer on some instance, either this file is wrong or the tools do
+not show something the oracle uses: the test suite runs it on every instance of every level.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass, field
+
+from ..answers import SUBMIT_TOOL_NAME, parse_submission
+from ..tags import parse_tags
+from .base import AgentOutput, Environment
+
+GRID = dt.timedelta(minutes=15)
+DAY = dt.timedelta(days=1)
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+CONSTRAINT_TAGS = ("deadline", "ban", "ooo")
+REQUIREMENT_TAGS = ("participants", "duration", "count", "policy", "tie_break", "room")
+
+_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_PERSON_ID = re.compile(r"\(([a-z]+-\d+)\)")
+_PROJECT_ID = re.compile(r"\(([A-Z]+-[A-Za-z0-9]+)\)")
+_POLICY_ID = re.compile(r"\b(?i:policy) ([A-Z][A-Z0-9]*-[A-Z0-9-]+)")
+_DURATION = re.compile(r"\b(\d+)[- ]minutes?\b")
+_COUNT = re.compile(r"\b(\d+) (?:possible|earliest|slots|options|candidate)")
+_MESSAGE_HEAD = re.compile(r"^\[\w{3} (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2})\] (.+) \(([^()\s]+)\)$")
+_NEXT_PAGE = re.compile(r"page=(\d+)\)\]$")
+
+
+class ToolFailed(RuntimeError):
+    """A tool answered with an error where the solver expected data."""
+
+
+def when(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text)
+
+
+def clock(day: dt.date, hhmm: str) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time.fromisoformat(hhmm))
+
+
+def overlaps(a_start, a_end, b_start, b_end) -> bool:
+    return a_start < b_end and b_start < a_end
+
+
+# --- the task --------------------------------------------------------------------------------
+
+@dataclass
+class Task:
+    """What the solver knows about the request, filled in from the prompt and the sources."""
+    level: int
+    window_start: dt.date
+    window_end: dt.date
+    participants: list[str] = field(default_factory=list)        # person ids
+    participant_names: list[str] = field(default_factory=list)
+    duration_min: int | None = None
+    n: int | None = None
+    policy_id: str | None = None
+    project_id: str | None = None
+    tie_break: str = "room_id"
+    room_need: dict | None = None
+    now: dt.datetime | None = None
+
+    def days(self) -> list[dt.date]:
+        count = (self.window_end - self.window_start).days + 1
+        return [self.window_start + dt.timedelta(days=i) for i in range(count)]
+
+
+def read_prompt(prompt: str, level: int) -> Task:
+    """Everything the prompt states: the window always; participants, duration, N and policy at
+    levels 1-2; the project at levels 2-3."""
+    dates = sorted(dt.date.fromisoformat(d) for d in _DATE.findall(prompt))
+    if not dates:
+        raise ValueError("the prompt names no dates")
+    task = Task(level, dates[0], dates[-1])
+    task.participants = list(dict.fromkeys(_PERSON_ID.findall(prompt)))
+    if match := _DURATION.search(prompt):
+        task.duration_min = int(match.group(1))
+    if match := _COUNT.search(prompt):
+        task.n = int(match.group(1))
+    if match := _POLICY_ID.search(prompt):
+        task.policy_id = match.group(1)
+    projects = [p for p in _PROJECT_ID.findall(prompt) if p not in task.participants]
+    task.project_id = projects[0] if projects else None
+    return task
+
+
+def check_task(task: Task) -> None:
+    """Everything the solver needs is known (else it would answer something else)."""
+    missing = [name for name in ("duration_min", "n", "policy_id", "now") if getattr(task, name) is None]
+    if task.level >= 2 and task.project_id is None:
+        missing.append("project_id")
+    if not task.participants:
+        missing.append("participants")
+    if missing:
+        raise ValueError(f"could not find {', '.join(missing)}")
+
+
+# --- reading the tools -----------------------------------------------------------------------
+
+class Reader:
+    """Calls tools and parses what they return."""
+
+    def __init__(self, env: Environment):
+        self.env = env
+
+    def text(self, name: str, **arguments) -> str:
+        result = self.env.call(name, arguments, turn=len(self.env.trace) + 1)
+        if result.startswith("error:"):
+            raise ToolFailed(f"{name}({arguments}): {result}")
+        return result
+
+    def json(self, name: str, **arguments) -> dict:
+        return json.loads(self.text(name, **arguments))
+
+    def paged(self, name: str, key: str, **arguments) -> list[dict]:
+        """Every item of a limit/cursor tool, following next_cursor."""
+        items, cursor = [], 0
+        while cursor is not None:
+            page = self.json(name, **arguments, limit=50, cursor=cursor)
+            items.extend(page[key])
+            cursor = page["next_cursor"]
+        return items
+
+    def now(self) -> dt.datetime:
+        return when(self.json("get_current_time")["now"])
+
+    def busy(self, person_id: str, first: dt.date, last: dt.date) -> list[tuple[dt.datetime, dt.datetime]]:
+        found = self.json("get_busy_intervals", person_id=person_id,
+                          start_date=first.isoformat(), end_date=last.isoformat())
+        return [(when(b["start"]), when(b["end"])) for b in found["busy"]]
+
+    def policy_json(self, policy_id: str) -> dict[str, dict]:
+        rules = self.json("get_policy", policy_id=policy_id)["rules"]
+        return {rule["type"]: rule["params"] for rule in rules}
+
+    def policy_documents(self, policy_id: str) -> dict[str, dict]:
+        """The policy's rules from the rule tags in the documents' pages that mention it; tags
+        of other policies are ignored."""
+        rules: dict[str, dict] = {}
+        found = self.json("search_policy_docs", query=policy_id)
+        for doc in found["documents"]:
+            for page in doc["matching_pages"]:
+                text = self.text("read_policy_doc", doc_id=doc["doc_id"], page=page)
+                for kind, params in parse_tags(text):
+                    if params.get("policy") == policy_id:
+                        rules[kind] = {k: v for k, v in params.items() if k not in ("policy", "rule")}
+        return rules
+
+    def thread_tags(self, project_id: str) -> list[tuple[tuple[dt.datetime, str], str, dict]]:
+        """((message time, message id), tag type, params) for every tag in the project's threads."""
+        tags = []
+        for thread in self.paged("list_threads", "threads", project_id=project_id):
+            page: int | None = 1
+            while page is not None:
+                text = self.text("read_thread", thread_id=thread["thread_id"], page=page)
+                tags.extend(parse_transcript_tags(text))
+                more = _NEXT_PAGE.search(text.rstrip().splitlines()[-1])
+                page = int(more.group(1)) if more else None
+        return tags
+
+    def person_id(self, name: str) -> str:
+        people = self.paged("search_people", "people", query=name)
+        exact = [p["person_id"] for p in people if p["name"] == name]
+        if len(exact) != 1:
+            raise ToolFailed(f"the directory has {len(exact)} people named {name!r}")
+        return exact[0]
+
+    def rooms(self) -> list[dict]:
+        return parse_markdown_table(self.text("list_rooms"))
+
+    def bookings(self, room_id: str, first: dt.date, last: dt.date) -> list[tuple[dt.datetime, dt.datetime]]:
+        found = self.json("get_room_availability", room_id=room_id,
+                          start_date=first.isoformat(), end_date=last.isoformat())
+        return [(when(b["start"]), when(b["end"])) for b in found["booked"]]
+
+
+def parse_transcript_tags(text: str) -> list[tuple[tuple[dt.datetime, str], str, dict]]:
+    """Tags of a read_thread page, each with its message's (time, id)."""
+    found, key, body = [], None, []
+
+    def flush():
+        if key is not None:
+            found.extend((key, kind, params) for kind, params in parse_tags("\n".join(body)))
+
+    for line in text.splitlines():
+        head = _MESSAGE_HEAD.match(line)
+        if head:
+            flush()
+            day, hhmm, _author, message_id = head.groups()
+            key, body = (clock(dt.date.fromisoformat(day), hhmm), message_id), []
+        elif line.startswith("  ") and key is not None:
+            body.append(line[2:])
+    flush()
+    return found
+
+
+def parse_markdown_table(text: str) -> list[dict]:
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    if len(rows) < 2:
+        return []
+    split = lambda line: [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]  # noqa: E731
+    columns = split(rows[0])
+    return [dict(zip(columns, split(line))) for line in rows[2:]]
+
+
+# --- constraints -----------------------------------------------------------------------------
+
+@dataclass
+class Sources:
+    rules: dict[str, dict]                                        # rule type -> params
+    busy: dict[str, list[tuple[dt.datetime, dt.datetime]]]        # person id -> blocking events
+    tags: list[tuple[str, dict]] = field(default_factory=list)    # deadline, ban, ooo
+    rooms: list[dict] = field(default_factory=list)               # rooms that fit statically
+    bookings: dict[str, list[tuple[dt.datetime, dt.datetime]]] = field(default_factory=dict)
+
+
+def is_feasible(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) -> bool:
+    day = start.date()
+    every_busy = [span for spans in src.busy.values() for span in spans]
+    for kind, p in src.rules.items():
+        if kind == "working_hours":
+            if not (clock(day, p["start"]) <= start and end <= clock(day, p["end"])):
+                return False
+        elif kind == "blackout":
+            if any(overlaps(start, end, clock(d, p["start"]), clock(d, p["end"]))
+                   for d in (day - DAY, day, day + DAY)):
+                return False
+        elif kind == "buffer":
+            margin = dt.timedelta(minutes=int(p["minutes"]))
+            if any(overlaps(start - margin, end + margin, b_start, b_end) for b_start, b_end in every_busy):
+                return False
+        elif kind == "no_meeting_weekdays":
+            if WEEKDAYS[day.weekday()] in p["weekdays"]:
+                return False
+        elif kind == "min_notice":
+            if start < task.now + dt.timedelta(hours=int(p["hours"])):
+                return False
+        elif kind == "max_meetings_per_day":
+            if any(sum(1 for b_start, _ in spans if b_start.date() == day) >= int(p["count"])
+                   for spans in src.busy.values()):
+                return False
+        else:
+            raise ValueError(f"unknown rule type {kind!r}")
+    if any(overlaps(start, end, b_start, b_end) for b_start, b_end in every_busy):
+        return False
+    for kind, p in src.tags:
+        if kind == "deadline" and end > when(p["end_by"]):
+            return False
+        if kind == "ban" and overlaps(start, end, when(p["start"]), when(p["end"])):
+            return False
+        if kind == "ooo" and _is_participant(task, p) and overlaps(start, end, when(p["start"]), when(p["end"])):
+            return False
+    return True
+
+
+def _is_participant(task: Task, params: dict) -> bool:
+    if "person_id" in params:
+        return params["person_id"] in task.participants
+    return params.get("person_name") in task.participant_names
+
+
+def room_fits_statically(task: Task, room: dict) -> bool:
+    need = task.room_need or {}
+    features = {f.strip() for f in room["features"].split(",") if f.strip() not in ("", "—")}
+    return (int(room["capacity"]) >= max(len(task.participants), int(need.get("min_capacity") or 0))
+            and set(need.get("features") or []) <= features
+            and need.get("building") in (None, room["building"]))
+
+
+def choose_room(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) -> str | None:
+    free = [room for room in src.rooms
+            if not any(overlaps(start, end, b_start, b_end) for b_start, b_end in src.bookings[room["room_id"]])]
+    if not free:
+        return None
+    if task.tie_break == "capacity":
+        return min(free, key=lambda r: (int(r["capacity"]), r["room_id"]))["room_id"]
+    return min(free, key=lambda r: r["room_id"])["room_id"]
+
+
+def solve(task: Task, src: Sources) -> list[tuple[dt.datetime, str | None]]:
+    """The first N feasible (start, room) pairs, earliest first."""
+    duration = dt.timedelta(minutes=task.duration_min)
+    found = []
+    for day in task.days():
+        start = dt.datetime.combine(day, dt.time(0, 0))
+        while start.date() == day:
+            end = start + duration
+            if is_feasible(task, src, start, end):
+                room = choose_room(task, src, start, end) if task.level == 3 else None
+                if task.level < 3 or room is not None:
+                    found.append((start, room))
+                    if len(found) == task.n:
+                        return found
+            start += GRID
+    return found
+
+
+def latest_requirements(tags) -> dict[str, dict]:
+    """Level 3: per requirement kind, the tag of the latest message (ties: greater message id)."""
+    latest: dict[str, tuple] = {}
+    for key, kind, params in tags:
+        if kind in REQUIREMENT_TAGS and (kind not in latest or key > latest[kind][0]):
+            latest[kind] = (key, params)
+    return {kind: params for kind, (_, params) in latest.items()}
+
+
+def submission(level: int, found: list[tuple[dt.datetime, str | None]]) -> dict:
+    items = []
+    for start, room in found:
+        item = {"start": start.strftime("%Y-%m-%dT%H:%M")}
+        if level == 3:
+            item["room_id"] = room
+        items.append(item)
+    return {"candidates": items}
+
+
+def finish(env: Environment, arguments: dict) -> AgentOutput:
+    text = json.dumps(arguments)
+    call = {"role": "assistant", "content": None,
+            "tool_calls": [{"type": "function", "function": {"name": SUBMIT_TOOL_NAME, "arguments": text}}]}
+    return AgentOutput(answer=parse_submission(text, env.level), turns=len(env.trace) + 1,
+                       steps=len(env.trace), transcript=[{"role": "user", "content": env.prompt}, call])
+
+
+# --- the agent -------------------------------------------------------------------------------
+
+class ScriptedAgent:
+    name = "scripted"
+
+    async def run(self, env: Environment) -> AgentOutput:
+        try:
+            return finish(env, submission(env.level, self.plan(env)))
+        except (ToolFailed, ValueError, KeyError, TypeError) as exc:
+            return AgentOutput(answer=None, steps=len(env.trace), error=f"scripted: {exc}")
+
+    def plan(self, env: Environment) -> list[tuple[dt.datetime, str | None]]:
+        read = Reader(env)
+        task = read_prompt(env.prompt, env.level)
+        task.now = read.now()
+        tags: list[tuple[str, dict]] = []
+        if env.level >= 2:
+            if task.project_id is None:
+                raise ValueError("the prompt names no project")
+            said = read.thread_tags(task.project_id)
+            tags = [(kind, params) for _, kind, params in said if kind in CONSTRAINT_TAGS]
+        if env.level == 3:
+            need = latest_requirements(said)
+            task.participant_names = list(need["participants"]["people"])
+            task.participants = [read.person_id(name) for name in task.participant_names]
+            task.duration_min = int(need["duration"]["minutes"])
+            task.n = int(need["count"]["n"])
+            task.policy_id = need["policy"]["policy_id"]
+            task.tie_break = need.get("tie_break", {}).get("rule", "room_id")
+            task.room_need = need.get("room")
+        check_task(task)
+        rules = read.policy_json(task.policy_id) if env.level == 1 else read.policy_documents(task.policy_id)
+        first, last = task.window_start - DAY, task.window_end + DAY
+        busy = {person: read.busy(person, first, last) for person in task.participants}
+        src = Sources(rules, busy, tags)
+        if env.level == 3:
+            src.rooms = [room for room in read.rooms() if room_fits_statically(task, room)]
+            src.bookings = {room["room_id"]: read.bookings(room["room_id"], first, last) for room in src.rooms}
+        return solve(task, src)

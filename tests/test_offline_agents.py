@@ -1,0 +1,136 @@
+"""Offline agents on the default build: the scripted solver reaches exact match everywhere (so
+every instance is solvable from what the tools show); the baselines fail where they must."""
+
+from __future__ import annotations
+
+import asyncio
+import ast
+import datetime as dt
+import inspect
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from mpcbench import build, db
+from mpcbench.agents import baselines, make_agent, run_offline, score, scripted, summarize
+from mpcbench.tools import ToolEnvironment
+
+WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
+
+
+@pytest.fixture(scope="module")
+def con(tmp_path_factory):
+    """The default build: every world config's own instance count."""
+    path = tmp_path_factory.mktemp("default") / "default.duckdb"
+    build.build(path, (1, 2, 3), worlds_dir=WORLDS_DIR)
+    con = db.connect(path, read_only=True)
+    yield con
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def scripted_rows(con):
+    return run_offline(con, "scripted")
+
+
+def test_the_default_build_has_every_level(con):
+    counts = dict(con.execute("select level, count(*) from instances group by level").fetchall())
+    assert set(counts) == {1, 2, 3} and min(counts.values()) >= 100
+
+
+def test_scripted_agent_gets_exact_match_on_every_instance(scripted_rows):
+    misses = [(r["instance_id"], r["error"], r["n_correct"], r["n_pred"]) for r in scripted_rows
+              if not r["exact_match"]]
+    assert misses == []
+    assert all(r["parse_ok"] and r["tool_errors"] == 0 for r in scripted_rows)
+    by_level = {s["level"]: s for s in summarize(scripted_rows)}
+    assert all(by_level[level]["f1"] == 1.0 and by_level[level]["em"] == 1.0 for level in (1, 2, 3))
+
+
+def test_scripted_agent_needs_more_steps_at_higher_levels(scripted_rows):
+    steps = {s["level"]: s["tool_calls"] for s in summarize(scripted_rows)}
+    assert steps[1] < steps[2] < steps[3]
+    assert steps[3] >= 5  # the matrix: level 3 needs 5+ retrieval steps
+
+
+class NarrowEnvironment:
+    """Only what the Environment protocol offers: no connection, no world id, no instance row."""
+
+    def __init__(self, inner: ToolEnvironment):
+        self.instance_id, self.level, self.prompt = inner.instance_id, inner.level, inner.prompt
+        self.tools, self.trace, self._call = inner.tools, inner.trace, inner.call
+
+    def call(self, name, arguments, *, turn=1):
+        return self._call(name, arguments, turn=turn)
+
+
+def test_scripted_agent_works_through_the_environment_protocol_only(con):
+    source = inspect.getsource(scripted)
+    imported = {node.module or "" for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Import)
+                 for alias in node.names}
+    assert not {"duckdb", "..db", "..tools", "db", "tools"} & imported, imported
+    agent = make_agent("scripted")
+    assert agent.name == "scripted" and inspect.iscoroutinefunction(agent.run)
+    for instance_id in ("L1-0001", "L2-0001", "L3-0001"):
+        with ToolEnvironment(con, instance_id) as inner:
+            env = NarrowEnvironment(inner)
+            output = asyncio.run(agent.run(env))
+            assert output.answer.parse_ok and output.answer.path == "tool"
+            assert output.steps == len(inner.trace) > 0
+
+
+def test_episodes_are_independent_and_can_run_concurrently(con):
+    ids = [f"L{level}-{n:04d}" for level in (1, 2, 3) for n in (1, 2, 3, 4)]
+    alone = {r["instance_id"]: r for r in run_offline(con, "scripted", instance_ids=ids)}
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        together = list(pool.map(lambda i: run_offline(con, "scripted", instance_ids=[i])[0], ids))
+    assert {r["instance_id"]: r for r in together} == alone
+
+
+def test_calendar_only_fails_where_the_necessity_rule_says_it_must(con):
+    rows = run_offline(con, "calendar-only")
+    by_level = {s["level"]: s for s in summarize(rows)}
+    assert by_level[2]["em"] == 0 and by_level[3]["em"] == 0
+    assert by_level[1]["em"] <= 0.05  # the policy matters at level 1 too
+    assert all(s["f1"] < 0.5 for s in by_level.values())
+    assert all(r["parse_ok"] for r in rows)
+
+
+def test_calendar_only_reads_calendars_and_nothing_else(con):
+    for instance_id in ("L1-0001", "L2-0001", "L3-0001"):
+        with ToolEnvironment(con, instance_id) as env:
+            asyncio.run(baselines.CalendarOnlyAgent().run(env))
+            assert {c.tool for c in env.trace} <= {"get_busy_intervals"}
+
+
+def test_random_is_seeded_on_the_grid_and_in_the_window(con):
+    first = run_offline(con, "random", level=2)
+    again = run_offline(con, "random", level=2)
+    assert first == again
+    assert summarize(first)[0]["em"] == 0
+    windows = dict((i, (s, e)) for i, s, e in con.execute(
+        "select instance_id, window_start, window_end from instances where level = 3").fetchall())
+    for instance_id in list(windows)[:10]:
+        with ToolEnvironment(con, instance_id) as env:
+            answer = asyncio.run(make_agent("random", seed=7).run(env)).answer
+        assert answer.parse_ok
+        for c in answer.candidates:
+            assert c.problem is None and c.room_id
+            start = dt.datetime.fromisoformat(c.start)
+            assert windows[instance_id][0] <= start.date() <= windows[instance_id][1]
+
+
+def test_score():
+    gold = [("2026-03-02T09:00", None), ("2026-03-02T09:15", None)]
+    assert score(gold, gold)["exact_match"] and score(gold, gold)["f1"] == 1.0
+    half = score([gold[0], ("2026-03-02T10:00", None)], gold)
+    assert half["precision"] == half["recall"] == half["f1"] == 0.5 and not half["exact_match"]
+    assert score([], gold)["f1"] == 0.0
+    assert score([(None, None)], gold)["n_correct"] == 0
+
+
+def test_an_unknown_agent_is_refused():
+    with pytest.raises(ValueError, match="scripted"):
+        make_agent("gpt")
