@@ -556,8 +556,9 @@ def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
     if level < 3:
         instance["given"] = {key: requirements[key] for key in ("participants", "duration_min", "n", "policy_id")}
     first, last = prose.human_day(window[0]), prose.human_day(window[-1])
+    sent = f"[Sent {prose.human_day(now.date())} {prose.human_time(now)}] "
     if level == 1:
-        instance["prompt"] = prose.pick(rng, prose.PROMPT_L1).format(
+        instance["prompt"] = sent + prose.pick(rng, prose.PROMPT_L1).format(
             n=n, duration=duration, people=_participant_list(participants, 1), first=first,
             last=last, policy_id=policy_id)
         return Candidate(k, instance, None, [])
@@ -565,7 +566,7 @@ def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
     project_name = f"{prose.pick(rng, prose.PROJECT_WORDS)} {prose.pick(rng, prose.PROJECT_KINDS)}"
     instance["project_id"] = project_id
     template = prose.PROMPT_L2 if level == 2 else prose.PROMPT_L3
-    instance["prompt"] = prose.pick(rng, template).format(
+    instance["prompt"] = sent + prose.pick(rng, template).format(
         n=n, duration=duration, people=_participant_list(participants, level), first=first,
         last=last, policy_id=policy_id, project=f"{project_name} ({project_id})")
     return Candidate(k, instance, {"project_id": project_id, "name": project_name}, [])

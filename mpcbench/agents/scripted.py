@@ -29,6 +29,7 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 CONSTRAINT_TAGS = ("deadline", "ban", "ooo")
 REQUIREMENT_TAGS = ("participants", "duration", "count", "policy", "tie_break", "room")
 
+_SENT = re.compile(r"\[Sent [^\]]*\]\s*")
 _DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _PERSON_ID = re.compile(r"\(([a-z]+-\d+)\)")
 _PROJECT_ID = re.compile(r"\(([A-Z]+-[A-Za-z0-9]+)\)")
@@ -81,7 +82,8 @@ class Task:
 def read_prompt(prompt: str, level: int) -> Task:
     """Everything the prompt states: the window always; participants, duration, N and policy at
     levels 1-2; the project at levels 2-3."""
-    dates = sorted(dt.date.fromisoformat(d) for d in _DATE.findall(prompt))
+    sent = _SENT.match(prompt)   # "[Sent Tue 2026-03-03 09:12] ": when it was asked, not the window
+    dates = sorted(dt.date.fromisoformat(d) for d in _DATE.findall(prompt[sent.end() if sent else 0:]))
     if not dates:
         raise ValueError("the prompt names no dates")
     task = Task(level, dates[0], dates[-1])
