@@ -11,6 +11,7 @@ import duckdb
 import sqlglot
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from sqlglot import exp
@@ -31,7 +32,7 @@ DbOption = Annotated[Path, typer.Option("--db", help="The DuckDB file to write o
 
 
 def fail(message: str, code: int = 1) -> None:
-    err.print(f"[bold red]error:[/] {message}")
+    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True, highlight=False)
     raise typer.Exit(code)
 
 
@@ -221,8 +222,6 @@ def import_command(
 ) -> None:
     """Check dataset files and load them into a new DuckDB file, re-labelling every instance with
     the oracle. Any problem: all of them are listed and nothing is written."""
-    from rich.markup import escape
-
     from .export import DatasetError, import_dataset
 
     try:

@@ -1,0 +1,168 @@
+"""The LLM agent: a chat-completions tool loop over any OpenAI-compatible endpoint.
+
+    client = ChatClient(EndpointConfig(model="gpt-4o-mini"))
+    output = await OpenAIAgent(client, AgentOptions(max_steps=30)).run(env)
+
+Each step sends the conversation (system prompt for the level, the instance prompt, every tool
+result so far) with the level's tools plus `submit_candidates`, and runs every tool call of the
+reply in order (parallel tool calls included; each gets its own tool message). The episode ends
+when the model
+
+- calls `submit_candidates` with arguments that pass the JSON Schema (path "tool"); arguments
+  that do not come back as a tool error the model can fix within the step limit;
+- answers with plain text (no tool call): the text is parsed leniently (path "text");
+- reaches the step limit: the last submission attempt (or nothing) is the answer;
+- or the endpoint fails after the client's retries: an infrastructure error (`output.error`),
+  which the scores keep apart from the model's own failures.
+
+`submit_candidates` calls are recorded in the environment's trace like any tool call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import asdict, dataclass
+
+from ..answers import SUBMIT_TOOL_NAME, ParsedAnswer, parse_submission, parse_text_answer, submit_tool
+from ..llm import ChatClient, InfrastructureError
+from .base import AgentOutput, Environment, ToolCall
+
+TOOL_CHOICES = ("auto", "required", "none")
+
+_CORE = """\
+You are a scheduling assistant inside a company. You find meeting times by reading the company's
+internal sources through the tools you have, and you give your answer by calling submit_candidates.
+
+How scheduling works here:
+- Times are local wall-clock times written YYYY-MM-DDTHH:MM (no seconds, no time zone).
+  Intervals are half-open [start, end): a meeting may start exactly when another one ends.
+- A candidate starts on the 15-minute grid (minute 00, 15, 30 or 45) on a day of the requested
+  window (both end days included) and lasts the meeting's duration.
+- Every constraint below is hard: a candidate that breaks one is invalid.
+- Calendars: no participant may have a confirmed or tentative event that overlaps the meeting
+  (cancelled events do not count).
+- Policy: only the rules of the policy the request uses apply. Working hours (the meeting lies
+  within them), blackout windows (no overlap, every day), buffer (no participant event within
+  that many minutes before the start or after the end), no-meeting weekdays, minimum notice (the
+  start is at least that many hours after now), maximum meetings per day (no participant already
+  has that many events starting that day)."""
+
+_THREADS = """
+- Project threads: only the threads of the request's project apply. Deadline (the meeting ends
+  by then), ban (no overlap with the banned period) and out-of-office (that participant is away:
+  no overlap) all apply. Machine-readable tags look like [[type key=value ...]] in documents and
+  messages."""
+
+_REQUIREMENTS = """
+- The request may leave the participants, duration, number of options, policy, room needs and
+  tie-break rule to the project's threads: when messages disagree, the latest message wins.
+- Rooms: a room fits if its capacity holds every participant and any stated minimum, it has
+  every required feature, it is in the required building (if any), and none of its bookings
+  overlaps the meeting. Each candidate takes the fitting free room with the lowest room_id, or,
+  when the tie-break rule is capacity, the smallest capacity and then the lowest room_id. A
+  start with no fitting free room is invalid."""
+
+_ANSWER = """
+
+Answer with the N earliest valid candidates, earliest first, with distinct start times. When you
+know them, call submit_candidates with {{"candidates": [{example}, ...]}}. If it answers with an
+error, fix the arguments and call it again."""
+
+
+def system_prompt(level: int) -> str:
+    """The system prompt for a level: the rules of the sources that level has, and the answer format."""
+    example = '{"start": "2026-03-02T09:30", "room_id": "..."}' if level == 3 else '{"start": "2026-03-02T09:30"}'
+    return (_CORE + (_THREADS if level >= 2 else "") + (_REQUIREMENTS if level == 3 else "")
+            + _ANSWER.format(example=example))
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    max_steps: int = 30                      # model calls per episode
+    temperature: float | None = 0.0          # None: not sent
+    seed: int | None = 0                     # None: not sent
+    tool_choice: str = "auto"                # auto | required | none
+    parallel_tool_calls: bool | None = None  # None: not sent (some servers reject the field)
+    max_tokens: int | None = None            # None: not sent
+
+    def __post_init__(self) -> None:
+        if self.tool_choice not in TOOL_CHOICES:
+            raise ValueError(f"tool_choice must be one of {', '.join(TOOL_CHOICES)}, not {self.tool_choice!r}")
+        if self.max_steps < 1:
+            raise ValueError("max_steps must be at least 1")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _submitted_text(answer: ParsedAnswer) -> str:
+    n = len(answer.candidates)
+    return f"Submitted {n} candidate{'s' if n != 1 else ''}."
+
+
+class OpenAIAgent:
+    """Implements agents.base.Agent over a `ChatClient` (one client may serve many episodes)."""
+
+    name = "openai"
+
+    def __init__(self, client: ChatClient, options: AgentOptions | None = None):
+        self.client = client
+        self.options = options or AgentOptions()
+
+    def request(self, messages: list[dict], tools: list[dict]) -> dict:
+        o = self.options
+        request: dict = {"messages": messages, "tools": tools, "tool_choice": o.tool_choice}
+        for key, value in (("temperature", o.temperature), ("seed", o.seed),
+                           ("parallel_tool_calls", o.parallel_tool_calls), ("max_tokens", o.max_tokens)):
+            if value is not None:
+                request[key] = value
+        return request
+
+    async def run(self, env: Environment) -> AgentOutput:
+        messages = [{"role": "system", "content": system_prompt(env.level)},
+                    {"role": "user", "content": env.prompt}]
+        out = AgentOutput(answer=None, turns=1, transcript=messages)
+        await self.turn(env, messages, out, turn=1)
+        return out
+
+    async def turn(self, env: Environment, messages: list[dict], out: AgentOutput, *, turn: int) -> None:
+        """Steps until an answer, the step limit or an infrastructure error; fills `out`."""
+        tools = [spec.openai() for spec in env.tools] + [submit_tool(env.level)]
+        while out.steps < self.options.max_steps:
+            try:
+                result = await self.client.complete(self.request(messages, tools))
+            except InfrastructureError as e:
+                out.error = f"{e.kind}: {e.message}"
+                return
+            out.steps += 1
+            out.prompt_tokens += result.usage.get("prompt_tokens", 0)
+            out.completion_tokens += result.usage.get("completion_tokens", 0)
+            message = result.message
+            messages.append(message)
+            calls = message.get("tool_calls") or []
+            if not calls:
+                out.answer = parse_text_answer(message.get("content") or "", env.level)
+                return
+            accepted = None
+            for call in calls:
+                function = call.get("function") or {}
+                name, arguments = function.get("name") or "", function.get("arguments") or ""
+                if name == SUBMIT_TOOL_NAME:
+                    started = time.perf_counter()
+                    answer = parse_submission(arguments, env.level)
+                    text = (_submitted_text(answer) if answer.parse_ok else
+                            f"error: {answer.error}. Fix the arguments and call {SUBMIT_TOOL_NAME} again.")
+                    env.trace.append(ToolCall(turn=turn, step=len(env.trace) + 1, tool=name, arguments=arguments,
+                                              result=text, latency_ms=(time.perf_counter() - started) * 1000,
+                                              error=None if answer.parse_ok else answer.error))
+                    if answer.parse_ok:
+                        accepted = answer
+                    elif accepted is None:
+                        out.answer = answer  # the last attempt, if nothing valid comes
+                else:
+                    text = await asyncio.to_thread(env.call, name, arguments, turn=turn)
+                messages.append({"role": "tool", "tool_call_id": call.get("id") or "", "content": text})
+            if accepted is not None:
+                out.answer = accepted
+                return
