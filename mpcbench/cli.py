@@ -25,7 +25,8 @@ from .explain import explain as explain_instance
 
 app = typer.Typer(help="MPCBench: can an agent compose personal context to schedule a meeting?",
                   no_args_is_help=True, add_completion=False)
-console = Console()
+# Tables stay readable when the output is a pipe or a file (rich assumes 80 columns there).
+console = Console(width=None if sys.stdout.isatty() else 140)
 err = Console(stderr=True)
 
 DbOption = Annotated[Path, typer.Option("--db", help="The DuckDB file to write or read.")]

@@ -12,19 +12,19 @@ from rich.table import Table
 from . import db
 from .cli import app, console, err, fail, parse_levels
 from .errors import UserError
-from .eval import AGENTS, EvalConfig, Progress as EvalProgress, rescore, run_eval
+from .eval import AGENTS, EvalConfig, Progress as EvalProgress, rescore, run_ablation, run_eval
 
 
 class BarProgress(EvalProgress):
     """A rich progress bar with the running mean F1, EM and error counts."""
 
-    def __init__(self, bar: Progress):
-        self.bar, self.task = bar, None
+    def __init__(self, bar: Progress, name: str = "eval"):
+        self.bar, self.task, self.name = bar, None, name
         self.f1: list[float] = []
         self.em = self.infra = self.parse = 0
 
     def start(self, total: int, done: int) -> None:
-        self.task = self.bar.add_task("eval", total=total, completed=done, stats="")
+        self.task = self.bar.add_task(self.name, total=total, completed=done, stats="")
 
     def episode(self, record: dict, f1: float | None, exact: bool | None) -> None:
         if record.get("error"):
@@ -74,6 +74,18 @@ def eval_command(
     parallel_tool_calls: Annotated[bool | None, typer.Option(
         "--parallel-tool-calls/--no-parallel-tool-calls", help="Send parallel_tool_calls (default: not sent).")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="max_tokens per reply (default: not sent).")] = None,
+    mode: Annotated[str, typer.Option(help="tools: the level's tools; context: no tools, every source in the "
+                                           "prompt.")] = "tools",
+    max_turns: Annotated[int, typer.Option(min=1, help="Answers per episode: after a wrong one, feedback and "
+                                                       "another turn (needs --feedback).")] = 1,
+    feedback: Annotated[str, typer.Option(help="none | binary | rule (from the violation views) | llm "
+                                               "(--feedback-model rewrites the rule facts).")] = "none",
+    feedback_detail: Annotated[str, typer.Option(help="count (how many are wrong) | which (which ones) | why "
+                                                      "(which constraint and source each breaks).")] = "why",
+    feedback_model: Annotated[str | None, typer.Option(help="The model that writes llm feedback (same "
+                                                            "endpoint).")] = None,
+    ablation: Annotated[bool, typer.Option(help="Run the four MINT configurations (baseline, tools only, "
+                                                "feedback only, full) into one directory.")] = False,
     replay_from: Annotated[Path | None, typer.Option("--from", help="The run to replay (--agent replay).")] = None,
     out: Annotated[Path | None, typer.Option(help="The run directory (default build/runs/<run_id>).")] = None,
     resume: Annotated[bool, typer.Option(help="Finish the run in --out: run only its missing episodes.")] = False,
@@ -92,18 +104,28 @@ def eval_command(
                         out=str(out) if out else None, model=model, base_url=base_url, api_key_env=api_key_env,
                         temperature=temperature, seed=seed, max_steps=max_steps, timeout_s=timeout,
                         max_retries=max_retries, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
-                        max_tokens=max_tokens, replay_from=str(replay_from) if replay_from else None)
+                        max_tokens=max_tokens, replay_from=str(replay_from) if replay_from else None,
+                        mode=mode, max_turns=max_turns, feedback=feedback, feedback_detail=feedback_detail,
+                        feedback_model=feedback_model)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                   console=err, transient=True) as bar:
         try:
-            result = run_eval(config, resume=resume, retry_errors=retry_errors, overwrite=overwrite,
-                              progress=BarProgress(bar))
+            if ablation:
+                results = run_ablation(config, resume=resume, overwrite=overwrite,
+                                       progress=lambda name: BarProgress(bar, name))
+            else:
+                results = [("eval", run_eval(config, resume=resume, retry_errors=retry_errors, overwrite=overwrite,
+                                             progress=BarProgress(bar)))]
         except UserError as e:
             fail(str(e))
-    print_summary(f"Run {result.run_id}: {result.episodes} episodes ({result.ran} run now)", result.summary)
-    console.print(f"Results: {result.run_dir}/ (runs.parquet, candidates.parquet, tool_calls.parquet, "
-                  f"failures.parquet, run.json)", markup=False, highlight=False)
+    for name, result in results:
+        label = f" ({name})" if ablation and name != result.run_id else ""
+        print_summary(f"Run {result.run_id}{label}: {result.episodes} episodes ({result.ran} run now)",
+                      result.summary)
+    where = results[0][1].run_dir.parent if ablation else results[0][1].run_dir
+    console.print(f"Results: {where}/ (runs, turns, candidates, tool_calls and failures .parquet, run.json"
+                  f"{'; ablation.json' if ablation else ''})", markup=False, highlight=False)
 
 
 @app.command("rescore")

@@ -51,9 +51,10 @@ from .scoring import GRADER_VERSION, Episode, Scored, TurnAnswer, gold_keys, qui
 
 OFFLINE = ("scripted", "calendar-only", "random")
 AGENTS = ("openai", *OFFLINE, "replay")
-MODES = ("tools",)
+MODES = ("tools", "context")
 JOURNAL = "journal.jsonl"
 CACHE = "llm_cache.jsonl"
+FEEDBACK_CACHE = "feedback_cache.jsonl"
 RUN_JSON = "run.json"
 DEFAULT_RUNS_DIR = Path("build/runs")
 
@@ -69,7 +70,12 @@ class EvalConfig:
     trials: int = 1
     concurrency: int = 8
     out: str | None = None                  # the run directory (default build/runs/<run_id>)
-    mode: str = "tools"
+    mode: str = "tools"                     # tools | context (no tools; every source in the prompt)
+    # turns and feedback (MINT): after a wrong answer, feedback and another turn, up to max_turns
+    max_turns: int = 1
+    feedback: str = "none"                  # none | binary | rule | llm
+    feedback_detail: str = "why"            # count | which | why (rule and llm)
+    feedback_model: str | None = None       # llm feedback: the model, on the same endpoint
     # the openai agent
     model: str | None = None
     base_url: str | None = None             # only its host goes to run.json
@@ -96,6 +102,18 @@ class EvalConfig:
             raise UserError("--agent replay needs --from RUN_DIR")
         if self.mode not in MODES:
             raise UserError(f"--mode must be one of {', '.join(MODES)}")
+        from .feedback import DETAILS, KINDS
+        if self.feedback not in KINDS:
+            raise UserError(f"--feedback must be one of {', '.join(KINDS)}, not {self.feedback!r}")
+        if self.feedback_detail not in DETAILS:
+            raise UserError(f"--feedback-detail must be one of {', '.join(DETAILS)}, not {self.feedback_detail!r}")
+        if self.max_turns < 1:
+            raise UserError("--max-turns must be at least 1")
+        if (self.max_turns > 1) != (self.feedback != "none"):
+            raise UserError("--max-turns above 1 and --feedback other than none go together: a later turn "
+                            "starts only from feedback")
+        if self.feedback == "llm" and not self.feedback_model:
+            raise UserError("--feedback llm needs --feedback-model (a model on the same endpoint)")
         if self.trials < 1 or self.concurrency < 1 or self.max_steps < 1:
             raise UserError("--trials, --concurrency and --max-steps must be at least 1")
         if not set(self.levels) <= {1, 2, 3} or not self.levels:
@@ -225,25 +243,27 @@ def final_raw(output: AgentOutput, level: int) -> str | None:
     return None
 
 
+def turn_answer(output: AgentOutput, level: int, turn: int, feedback: str | None = None) -> dict:
+    """A turn's answer as the journal keeps it (taken when the turn ends: the raw text is found
+    at the end of the transcript), with the feedback the harness gave on it."""
+    answer = output.answer
+    if answer is None:
+        return {"turn": turn, "path": None, "raw": None, "parse_ok": False, "error": "no answer",
+                "candidates": [], "feedback": feedback}
+    return {"turn": turn, "path": answer.path, "raw": final_raw(output, level), "parse_ok": answer.parse_ok,
+            "error": answer.error,
+            "candidates": [{"start": c.start, "room_id": c.room_id, "raw": c.raw, "problem": c.problem}
+                           for c in answer.candidates], "feedback": feedback}
+
+
 def episode_record(*, instance_id: str, trial: int, level: int, agent: str, model: str | None, mode: str,
-                   output: AgentOutput, trace: list, latency_s: float) -> dict:
+                   output: AgentOutput, answers: list[dict], trace: list, latency_s: float) -> dict:
     """One journal line: everything needed to score the episode again, or to replay it."""
     calls = [{"turn": c.turn, "step": c.step, "tool": c.tool, "arguments": c.arguments,
               "result_chars": len(c.result or ""), "latency_ms": round(c.latency_ms, 3), "error": c.error}
              for c in trace]
-    turn = max([output.turns or 1] + [c.turn for c in trace])
-    answer = output.answer
-    if answer is None:
-        answers = [{"turn": turn, "path": None, "raw": None, "parse_ok": False, "error": "no answer",
-                    "candidates": []}]
-    else:
-        raw = final_raw(output, level)
-        answers = [{"turn": turn, "path": answer.path, "raw": raw, "parse_ok": answer.parse_ok,
-                    "error": answer.error,
-                    "candidates": [{"start": c.start, "room_id": c.room_id, "raw": c.raw, "problem": c.problem}
-                                   for c in answer.candidates]}]
     return {"v": 1, "instance_id": instance_id, "trial": trial, "level": level, "agent": agent, "model": model,
-            "mode": mode, "turns": output.turns or 1, "steps": output.steps,
+            "mode": mode, "turns": len(answers), "steps": output.steps,
             "prompt_tokens": output.prompt_tokens, "completion_tokens": output.completion_tokens,
             "latency_s": round(latency_s, 4), "error": output.error, "answers": answers, "tool_calls": calls,
             "transcript": output.transcript}
@@ -257,6 +277,7 @@ class AgentPlan:
     agent: str
     model: str | None
     episodes: list[tuple[str, int]] | None = None   # replay: the recorded episodes
+    feedback_from: Path | None = None         # replay: the recorded run, whose feedback cache answers
     close: Callable[[], Any] | None = None    # async cleanup
     notes: list[str] = field(default_factory=list)
 
@@ -299,8 +320,19 @@ def agent_plan(config: EvalConfig, run_dir: Path) -> AgentPlan:
         plan = AgentPlan(lambda instance_id, trial: TrajectoryReplayAgent(records[(instance_id, trial)]),
                          True, "replay", saved.get("model"))
     plan.episodes = episodes
+    plan.feedback_from = source_dir
     plan.notes.append(f"replay of {saved.get('run_id')} ({saved.get('agent')}, model {saved.get('model')})")
     return plan
+
+
+REPLAYED = ("mode", "max_turns", "feedback", "feedback_detail", "feedback_model")
+
+
+def replayed_protocol(config: EvalConfig) -> EvalConfig:
+    """A replay runs the recorded run's mode, turns and feedback (they shape its conversations)."""
+    saved = json.loads((Path(config.replay_from) / RUN_JSON).read_text()).get("options") or {} \
+        if (Path(config.replay_from) / RUN_JSON).exists() else {}
+    return dataclasses.replace(config, **{k: saved[k] for k in REPLAYED if k in saved})
 
 
 def plan_episodes(con: duckdb.DuckDBPyConnection, config: EvalConfig) -> list[tuple[str, int, int]]:
@@ -349,8 +381,8 @@ def _write_json(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
-RUN_FILES = (RUN_JSON, JOURNAL, CACHE, "reference_calls.json", "runs.parquet", "candidates.parquet",
-             "tool_calls.parquet", "failures.parquet")
+RUN_FILES = (RUN_JSON, JOURNAL, CACHE, FEEDBACK_CACHE, "reference_calls.json", "runs.parquet",
+             "candidates.parquet", "tool_calls.parquet", "failures.parquet", "turns.parquet")
 
 
 def prepare_run(config: EvalConfig, *, resume: bool, overwrite: bool = False) -> tuple[EvalConfig, Path]:
@@ -385,6 +417,8 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
              progress: Progress | None = None) -> EvalResult:
     """Run (or finish) an eval and write its tables; see the module docstring."""
     config, run_dir = prepare_run(config, resume=resume, overwrite=overwrite)
+    if config.agent == "replay":
+        config = replayed_protocol(config)
     progress = progress or Progress()
     db_path = Path(config.db)
     if not db_path.exists():
@@ -446,9 +480,11 @@ async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path:
     gc.freeze()
     gc.set_threshold(max(thresholds[0], 50_000), *thresholds[1:])
 
+    feedback = make_feedback(con, config, journal_path.parent, replay_of=plan.feedback_from)
+
     async def one(instance_id: str, level: int, trial: int) -> dict:
         async with limit:
-            return await run_episode(con, plan, instance_id, level, trial, config.mode)
+            return await run_episode(con, plan, instance_id, level, trial, config, feedback)
 
     try:
         tasks = [asyncio.create_task(one(*episode)) for episode in todo]
@@ -469,29 +505,78 @@ async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path:
         journal.close()
         if plan.close is not None:
             await plan.close()
+        if feedback.client is not None:
+            await feedback.client.aclose()
 
 
-async def run_episode(con, plan: AgentPlan, instance_id: str, level: int, trial: int, mode: str) -> dict:
-    """Run one episode; whatever goes wrong ends up in the record, never as an exception."""
+def make_feedback(con, config: EvalConfig, run_dir: Path, replay_of: Path | None = None):
+    """The run's FeedbackGiver; llm feedback gets its own client (cached in the run directory, or
+    replayed from the recorded run's cache)."""
+    from .feedback import FeedbackGiver
+    client = None
+    if config.feedback == "llm":
+        from .llm import ChatClient, EndpointConfig, ResponseCache
+        endpoint = EndpointConfig(model=config.feedback_model, base_url=config.base_url,
+                                  api_key_env=config.api_key_env, timeout_s=config.timeout_s,
+                                  max_retries=config.max_retries, backoff_base_s=config.backoff_base_s,
+                                  backoff_max_s=config.backoff_max_s)
+        client = ChatClient(endpoint, cache=ResponseCache((replay_of or run_dir) / FEEDBACK_CACHE),
+                            replay_only=replay_of is not None)
+    return FeedbackGiver(con, config.feedback, config.feedback_detail, client)
+
+
+async def run_episode(con, plan: AgentPlan, instance_id: str, level: int, trial: int, config: EvalConfig,
+                      feedback) -> dict:
+    """Run one episode, turn by turn: after a wrong answer, while turns remain, the feedback and
+    the agent's next turn. Whatever goes wrong ends up in the record, never as an exception."""
+    from .context import ContextEnvironment
+    from .llm import InfrastructureError
     from .tools import ToolEnvironment
+
+    def environment():
+        env = ToolEnvironment(con, instance_id)
+        if config.mode == "context":
+            try:
+                return ContextEnvironment(env, answer_calls=plan.in_thread)
+            except BaseException:
+                env.close()
+                raise
+        return env
+
+    async def play(step):
+        if plan.in_thread:  # a synchronous agent: its own event loop in a worker thread
+            return await asyncio.to_thread(lambda: asyncio.run(step()))
+        return await step()
 
     started = time.perf_counter()
     trace: list = []
+    answers: list[dict] = []
+    output = AgentOutput(answer=None)
     try:
         agent = plan.make(instance_id, trial)
-        env = await asyncio.to_thread(ToolEnvironment, con, instance_id)
+        env = await asyncio.to_thread(environment)
         try:
             trace = env.trace
-            if plan.in_thread:
-                output = await asyncio.to_thread(lambda: asyncio.run(agent.run(env)))
-            else:
-                output = await agent.run(env)
+            output = await play(lambda: agent.run(env))
+            for turn in range(1, config.max_turns + 1):
+                if output.error:
+                    break
+                said = await feedback.give(instance_id, level, output.answer, turn=turn, max_turns=config.max_turns)
+                answers.append(turn_answer(output, level, turn, said))
+                if said is None:
+                    break
+                output = await play(lambda: agent.follow_up(env, said, turn + 1))
         finally:
             env.close()
+    except InfrastructureError as e:  # the feedback model's endpoint failed
+        output.error = f"feedback_{e.kind}: {e.message}"
     except Exception as e:  # an agent or harness bug: this episode only
         output = AgentOutput(answer=None, error=f"agent_error: {type(e).__name__}: {e}")
+    if not answers or output.error:
+        answers.append(turn_answer(output, level, len(answers) + 1))
     return episode_record(instance_id=instance_id, trial=trial, level=level, agent=plan.agent, model=plan.model,
-                          mode=mode, output=output, trace=trace, latency_s=time.perf_counter() - started)
+                          mode=config.mode, output=output, answers=answers, trace=trace,
+                          latency_s=time.perf_counter() - started)
 
 
 # --- tables ----------------------------------------------------------------------------------
@@ -503,6 +588,7 @@ RUNS_SCHEMA = {
     "precision": F, "recall": F, "f1": F, "exact_match": B, "first_correct": B, "ndcg": F,
     "failure_cause": S, "failure_source": S, "failure_stage": S, "failure_detail": S,
     "sources_required": L, "sources_read": L, "source_coverage": F,
+    "max_turns": I, "feedback": S, "solved_turn": I,
     "tool_calls": I, "tool_errors": I, "reference_tool_calls": I, "extra_tool_calls": I,
     "prompt_tokens": I, "completion_tokens": I, "latency_s": F, "error": S, "error_kind": S,
 }
@@ -514,6 +600,10 @@ CANDIDATES_SCHEMA = {
 TOOL_CALLS_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "step": I, "tool": S, "source": S,
     "arguments": S, "result_chars": I, "latency_ms": F, "error": S,
+}
+TURNS_SCHEMA = {
+    "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "parse_ok": B, "n_pred": I, "n_correct": I,
+    "precision": F, "recall": F, "f1": F, "exact_match": B, "failure_cause": S, "feedback_text": S,
 }
 FAILURES_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "cause": S, "source": S,
@@ -567,6 +657,16 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
     sources = tool_sources()
     level_of = {r["instance_id"]: r["level"] for r in records}
 
+    options = meta.get("options") or {}
+    feedback_after = {(r["instance_id"], r["trial"], int(a.get("turn") or 1)): a.get("feedback")
+                      for r in records for a in r.get("answers") or []}
+    turns = [{"run_id": run_id, **a, "feedback_text": feedback_after.get((a["instance_id"], a["trial"], a["turn"]))}
+             for a in scored.answers]
+    solved = {}
+    for a in scored.answers:
+        if a["exact_match"]:
+            solved.setdefault((a["instance_id"], a["trial"]), a["turn"])
+
     runs = []
     for rec in records:
         key = (rec["instance_id"], rec["trial"])
@@ -575,7 +675,9 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
                                                              "turns", "steps", "prompt_tokens", "completion_tokens",
                                                              "latency_s", "error")},
                "tool_calls": len(calls), "tool_errors": sum(1 for c in calls if c.get("error")),
-               "reference_tool_calls": reference.get(rec["instance_id"])}
+               "reference_tool_calls": reference.get(rec["instance_id"]),
+               "max_turns": options.get("max_turns", 1), "feedback": options.get("feedback", "none"),
+               "solved_turn": None if rec.get("error") else solved.get(key)}
         if row["reference_tool_calls"] is not None:
             row["extra_tool_calls"] = max(len(calls) - row["reference_tool_calls"], 0)
         if rec.get("error"):
@@ -595,6 +697,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
     _frame(candidates, CANDIDATES_SCHEMA).write_parquet(run_dir / "candidates.parquet")
     _frame(tool_calls, TOOL_CALLS_SCHEMA).write_parquet(run_dir / "tool_calls.parquet")
     _frame(failures, FAILURES_SCHEMA).write_parquet(run_dir / "failures.parquet")
+    _frame(turns, TURNS_SCHEMA).write_parquet(run_dir / "turns.parquet")
 
     summary = summarize(runs)
     planned_n = len(planned) if planned is not None else meta.get("episodes", {}).get("planned", len(records))
@@ -646,3 +749,39 @@ def rescore(run_dir: str | Path, db_path: str | Path | None = None, *, force: bo
         return finalize(run_dir, con)
     finally:
         con.close()
+
+
+# --- ablation --------------------------------------------------------------------------------
+
+ABLATION = (("baseline", "context", False), ("tools-only", "tools", False),
+            ("feedback-only", "context", True), ("full", "tools", True))
+ABLATION_JSON = "ablation.json"
+DEFAULT_ABLATION_TURNS = 3
+
+
+def run_ablation(config: EvalConfig, *, resume: bool = False, overwrite: bool = False,
+                 progress: Callable[[str], Progress] | None = None) -> list[tuple[str, EvalResult]]:
+    """The four MINT configurations on the same instances, one run each in one directory:
+    baseline (context, no feedback), tools only, feedback only (context) and full (tools and
+    feedback). The feedback configurations use `config.feedback` (rule if none was chosen) and
+    `config.max_turns` (3 if it was 1)."""
+    root = Path(config.out) if config.out else DEFAULT_RUNS_DIR / f"ablation-{default_run_id(config)}"
+    feedback = config.feedback if config.feedback != "none" else "rule"
+    turns = config.max_turns if config.max_turns > 1 else DEFAULT_ABLATION_TURNS
+    root.mkdir(parents=True, exist_ok=True)
+    configs = []
+    for name, mode, with_feedback in ABLATION:
+        configs.append({"name": name, "mode": mode, "feedback": feedback if with_feedback else "none",
+                        "max_turns": turns if with_feedback else 1, "run_dir": name})
+    _write_json(root / ABLATION_JSON, {"ablation_id": root.name, "configs": configs})
+    results = []
+    for c in configs:
+        one = dataclasses.replace(config, out=str(root / c["run_dir"]), mode=c["mode"], feedback=c["feedback"],
+                                  max_turns=c["max_turns"])
+        result = run_eval(one, resume=resume and (root / c["run_dir"] / RUN_JSON).exists(), overwrite=overwrite,
+                          progress=progress(c["name"]) if progress else None)
+        meta = json.loads((result.run_dir / RUN_JSON).read_text())
+        meta["ablation"] = {"group": root.name, "config": c["name"]}
+        _write_json(result.run_dir / RUN_JSON, meta)
+        results.append((c["name"], result))
+    return results

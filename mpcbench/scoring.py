@@ -267,7 +267,8 @@ def score_episodes(con: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> S
             "violations": sorted({v["constraint_kind"] for v in violations}),
             "violation_sources": sorted({v["source"] for v in violations}),
             "violation_rows": [f"{v['constraint_kind']}:{v['constraint_id']}@{v['source_table']}.{v['source_row_id']}"
-                               for v in violations]})
+                               for v in violations],
+            "violation_details": [(v["constraint_kind"], v["source"], v["constraint_id"]) for v in violations]})
     answers = []
     for r in answer_rows:
         key = (r["instance_id"], r["trial"], r["turn"])

@@ -513,6 +513,7 @@ class ToolEnvironment:
             raise KeyError(f"no instance {instance_id!r} in the database")
         self.instance_id = instance_id
         self.level, self.world_id, self.prompt, self.now = found[0]
+        self.request = self.prompt
         self._tools = {tool.name: tool for tool in catalog(self.level)}
         self.tools: list[ToolSpec] = [tool.spec for tool in self._tools.values()]
         self.trace: list[ToolCall] = []

@@ -59,6 +59,7 @@ class NarrowEnvironment:
 
     def __init__(self, inner: ToolEnvironment):
         self.instance_id, self.level, self.prompt = inner.instance_id, inner.level, inner.prompt
+        self.request = inner.request
         self.tools, self.trace, self._call = inner.tools, inner.trace, inner.call
 
     def call(self, name, arguments, *, turn=1):

@@ -41,7 +41,7 @@ class ToolCall:
 
 @dataclass
 class AgentOutput:
-    answer: ParsedAnswer | None          # None: the agent never answered (parse failure)
+    answer: ParsedAnswer | None          # None: the agent never answered (parse failure); of the latest turn
     turns: int = 1
     steps: int = 0
     prompt_tokens: int = 0
@@ -53,7 +53,8 @@ class AgentOutput:
 class Environment(Protocol):
     instance_id: str
     level: int
-    prompt: str
+    prompt: str                          # what the agent is told (in context mode: with every source)
+    request: str                         # the instance prompt alone
     tools: list[ToolSpec]                # the level's catalog (submit_candidates not included)
     trace: list[ToolCall]
 
@@ -64,7 +65,13 @@ class Environment(Protocol):
 
 
 class Agent(Protocol):
+    """One agent object serves one episode. `run` plays the first turn; when the harness gives
+    feedback on an answer (multi-turn, MINT-style), `follow_up` plays the next turn with the
+    conversation so far and returns the same, updated output: `answer` is that turn's answer."""
     name: str
 
     async def run(self, env: Environment) -> AgentOutput:
+        ...
+
+    async def follow_up(self, env: Environment, feedback: str, turn: int) -> AgentOutput:
         ...

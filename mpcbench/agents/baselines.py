@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 
-from .base import AgentOutput, Environment
-from .scripted import (DAY, GRID, Reader, ToolFailed, finish, overlaps, parse_markdown_table,
-                       read_prompt, submission)
+from .base import Environment
+from .scripted import DAY, GRID, OfflineAgent, Reader, overlaps, parse_markdown_table, read_prompt
+
+_LISTED = re.compile(r"^- (\d{4}-\d{2}-\d{2}T\d{2}:\d{2})", re.MULTILINE)
 
 OFFICE_HOURS = (dt.time(9, 0), dt.time(17, 0))
 DEFAULT_DURATION_MIN = 60
@@ -33,44 +35,53 @@ def grid_starts(days: list[dt.date]):
             start += GRID
 
 
-class CalendarOnlyAgent:
+class CalendarOnlyAgent(OfflineAgent):
+    """Also the baseline that reads feedback: a later turn drops every start the feedback names
+    as wrong and moves on to the next free ones (feedback that names none changes nothing)."""
     name = "calendar-only"
 
-    async def run(self, env: Environment) -> AgentOutput:
-        try:
-            task = read_prompt(env.prompt, env.level)
+    def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str]]:
+        if feedback is None:
+            task = read_prompt(env.request, env.level)
             read = Reader(env)
-            duration = dt.timedelta(minutes=task.duration_min or DEFAULT_DURATION_MIN)
-            busy = [span for person in task.participants
-                    for span in read.busy(person, task.window_start - DAY, task.window_end + DAY)]
-            found = []
-            for start in grid_starts(task.days()):
-                end = start + duration
-                opens, closes = (dt.datetime.combine(start.date(), t) for t in OFFICE_HOURS)
-                if opens <= start and end <= closes and not any(overlaps(start, end, b, e) for b, e in busy):
-                    found.append((start, NO_ROOM))
-                    if len(found) == (task.n or DEFAULT_N):
-                        break
-            return finish(env, submission(env.level, found))
-        except (ToolFailed, ValueError, KeyError) as exc:
-            return AgentOutput(answer=None, steps=len(env.trace), error=f"calendar-only: {exc}")
+            self.task, self.ruled_out = task, set()
+            self.busy = [span for person in task.participants
+                         for span in read.busy(person, task.window_start - DAY, task.window_end + DAY)]
+        else:
+            self.ruled_out |= named_starts(feedback)
+        task = self.task
+        duration = dt.timedelta(minutes=task.duration_min or DEFAULT_DURATION_MIN)
+        found = []
+        for start in grid_starts(task.days()):
+            end = start + duration
+            opens, closes = (dt.datetime.combine(start.date(), t) for t in OFFICE_HOURS)
+            if (opens <= start and end <= closes and start not in self.ruled_out
+                    and not any(overlaps(start, end, b, e) for b, e in self.busy)):
+                found.append((start, NO_ROOM))
+                if len(found) == (task.n or DEFAULT_N):
+                    break
+        return found
 
 
-class RandomAgent:
+def named_starts(feedback: str) -> set[dt.datetime]:
+    """The starts a feedback text lists as wrong (its "- YYYY-MM-DDTHH:MM..." lines)."""
+    return {dt.datetime.strptime(m, "%Y-%m-%dT%H:%M") for m in _LISTED.findall(feedback)}
+
+
+class RandomAgent(OfflineAgent):
     name = "random"
 
     def __init__(self, seed: int = 0):
         self.seed = seed
 
-    async def run(self, env: Environment) -> AgentOutput:
-        try:
-            task = read_prompt(env.prompt, env.level)
+    def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str]]:
+        if feedback is None:
+            task = read_prompt(env.request, env.level)
             rng = random.Random(f"{self.seed}/{env.instance_id}")
             starts = list(grid_starts(task.days()))
             chosen = sorted(rng.sample(starts, min(task.n or DEFAULT_N, len(starts))))
             rooms = [NO_ROOM]
             if env.level == 3:
                 rooms = [row["room_id"] for row in parse_markdown_table(Reader(env).text("list_rooms"))] or rooms
-            return finish(env, submission(env.level, [(start, rng.choice(rooms)) for start in chosen]))
-        except (ToolFailed, ValueError, KeyError) as exc:
-            return AgentOutput(answer=None, steps=len(env.trace), error=f"random: {exc}")
+            self.found = [(start, rng.choice(rooms)) for start in chosen]
+        return self.found

@@ -122,8 +122,15 @@ class OpenAIAgent:
     async def run(self, env: Environment) -> AgentOutput:
         messages = [{"role": "system", "content": system_prompt(env.level)},
                     {"role": "user", "content": env.prompt}]
-        out = AgentOutput(answer=None, turns=1, transcript=messages)
-        await self.turn(env, messages, out, turn=1)
+        self.out = AgentOutput(answer=None, turns=1, transcript=messages)
+        await self.turn(env, messages, self.out, turn=1)
+        return self.out
+
+    async def follow_up(self, env: Environment, feedback: str, turn: int) -> AgentOutput:
+        out = self.out
+        out.transcript.append({"role": "user", "content": feedback})
+        out.answer, out.turns = None, turn
+        await self.turn(env, out.transcript, out, turn=turn)
         return out
 
     async def turn(self, env: Environment, messages: list[dict], out: AgentOutput, *, turn: int) -> None:

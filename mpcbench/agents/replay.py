@@ -48,16 +48,24 @@ class TrajectoryReplayAgent:
 
     async def run(self, env: Environment) -> AgentOutput:
         rec = self.record
-        for call in rec.get("tool_calls") or []:
-            if call["tool"] == "submit_candidates":
-                continue
-            env.call(call["tool"], call["arguments"], turn=int(call.get("turn") or 1))
-        answers = rec.get("answers") or []
-        return AgentOutput(answer=answer_from_record(answers[-1] if answers else None, env.level),
-                           turns=int(rec.get("turns") or 1), steps=int(rec.get("steps") or 0),
-                           prompt_tokens=int(rec.get("prompt_tokens") or 0),
-                           completion_tokens=int(rec.get("completion_tokens") or 0),
-                           error=rec.get("error"), transcript=list(rec.get("transcript") or []))
+        self.out = AgentOutput(answer=None, steps=int(rec.get("steps") or 0),
+                               prompt_tokens=int(rec.get("prompt_tokens") or 0),
+                               completion_tokens=int(rec.get("completion_tokens") or 0),
+                               error=rec.get("error"), transcript=list(rec.get("transcript") or []))
+        return self._turn(env, 1)
+
+    async def follow_up(self, env: Environment, feedback: str, turn: int) -> AgentOutput:
+        return self._turn(env, turn)
+
+    def _turn(self, env: Environment, turn: int) -> AgentOutput:
+        """The recorded tool calls of this turn, made again, and the recorded answer parsed again."""
+        for call in self.record.get("tool_calls") or []:
+            if call["tool"] != "submit_candidates" and int(call.get("turn") or 1) == turn:
+                env.call(call["tool"], call["arguments"], turn=turn)
+        answers = {int(a.get("turn") or 1): a for a in self.record.get("answers") or []}
+        self.out.answer = answer_from_record(answers.get(turn), env.level)
+        self.out.turns = turn
+        return self.out
 
 
 def recorded_run(run_dir: str | Path) -> tuple[dict, dict[tuple[str, int], dict]]:

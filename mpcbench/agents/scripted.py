@@ -14,6 +14,8 @@ not show something the oracle uses: the test suite runs it on every instance of 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import datetime as dt
 import json
 import re
@@ -119,7 +121,7 @@ class Reader:
         self.env = env
 
     def text(self, name: str, **arguments) -> str:
-        result = self.env.call(name, arguments, turn=len(self.env.trace) + 1)
+        result = self.env.call(name, arguments)
         if result.startswith("error:"):
             raise ToolFailed(f"{name}({arguments}): {result}")
         return result
@@ -329,28 +331,58 @@ def submission(level: int, found: list[tuple[dt.datetime, str | None]]) -> dict:
     return {"candidates": items}
 
 
-def finish(env: Environment, arguments: dict) -> AgentOutput:
-    text = json.dumps(arguments)
-    call = {"role": "assistant", "content": None,
-            "tool_calls": [{"type": "function", "function": {"name": SUBMIT_TOOL_NAME, "arguments": text}}]}
-    return AgentOutput(answer=parse_submission(text, env.level), turns=len(env.trace) + 1,
-                       steps=len(env.trace), transcript=[{"role": "user", "content": env.prompt}, call])
+def submit_message(arguments: dict) -> dict:
+    return {"role": "assistant", "content": None,
+            "tool_calls": [{"type": "function", "function": {"name": SUBMIT_TOOL_NAME,
+                                                             "arguments": json.dumps(arguments)}}]}
+
+
+class OfflineAgent(ABC):
+    """An agent that is a program: `answer` computes the candidates of a turn (`feedback` is
+    None on the first turn); the episode's output, transcript included, is kept across turns.
+    An agent that reads no feedback answers every later turn as it answered the first."""
+
+    name = "offline"
+
+    async def run(self, env: Environment) -> AgentOutput:
+        self.out = AgentOutput(answer=None, transcript=[{"role": "user", "content": env.prompt}])
+        return self._turn(env, None, 1)
+
+    async def follow_up(self, env: Environment, feedback: str, turn: int) -> AgentOutput:
+        self.out.transcript.append({"role": "user", "content": feedback})
+        return self._turn(env, feedback, turn)
+
+    def _turn(self, env: Environment, feedback: str | None, turn: int) -> AgentOutput:
+        out = self.out
+        out.turns = turn
+        try:
+            arguments = submission(env.level, self.answer(env, feedback))
+        except (ToolFailed, ValueError, KeyError, TypeError) as exc:
+            out.answer, out.error = None, f"{self.name}: {exc}"
+            return out
+        out.answer = parse_submission(json.dumps(arguments), env.level)
+        out.transcript.append(submit_message(arguments))
+        out.steps = len(env.trace)
+        return out
+
+    @abstractmethod
+    def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str | None]]:
+        """The candidates of this turn, earliest first."""
 
 
 # --- the agent -------------------------------------------------------------------------------
 
-class ScriptedAgent:
+class ScriptedAgent(OfflineAgent):
     name = "scripted"
 
-    async def run(self, env: Environment) -> AgentOutput:
-        try:
-            return finish(env, submission(env.level, self.plan(env)))
-        except (ToolFailed, ValueError, KeyError, TypeError) as exc:
-            return AgentOutput(answer=None, steps=len(env.trace), error=f"scripted: {exc}")
+    def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str | None]]:
+        if feedback is None:
+            self.found = self.plan(env)
+        return self.found  # it is right the first time: feedback has nothing to add
 
     def plan(self, env: Environment) -> list[tuple[dt.datetime, str | None]]:
         read = Reader(env)
-        task = read_prompt(env.prompt, env.level)
+        task = read_prompt(env.request, env.level)
         task.now = read.now()
         tags: list[tuple[str, dict]] = []
         if env.level >= 2:
