@@ -66,7 +66,8 @@ class PerInstance:
 
     def __call__(self, req: RecordedRequest) -> Behaviour:
         prompt = next((m["content"] for m in req.messages if m.get("role") == "user"), None)
-        instance_id = self.by_prompt[prompt]
+        instance_id = self.by_prompt.get(prompt) or next(  # context mode: the sources follow the prompt
+            i for p, i in self.by_prompt.items() if prompt.startswith(p + "\n"))
         with self.lock:
             k = self.counts.get(instance_id, 0)
             self.counts[instance_id] = k + 1

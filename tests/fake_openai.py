@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable, Sequence, Union
 

@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from evalkit import PerInstance, gold, instances, submission, submit, tiny_db
+from evalkit import PerInstance, instances, submission, submit
 from fake_openai import FakeOpenAI, empty_choices, hang, raw, reply_text, reply_tool_calls, status
 from mpcbench import scoring
 from mpcbench.cli import app
@@ -28,16 +28,6 @@ SECRET = "sk-test-DO-NOT-LEAK-4f1c9e"
 ROOT = Path(__file__).resolve().parent.parent
 TIMING = {"runs": ["latency_s", "run_id"], "candidates": ["run_id"], "tool_calls": ["latency_ms", "run_id"],
           "failures": ["run_id"]}
-
-
-@pytest.fixture(scope="module")
-def db_path(tmp_path_factory):
-    return tiny_db(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def golds(db_path):
-    return gold(db_path)
 
 
 def fast(**kw) -> dict:

@@ -10,8 +10,7 @@ import math
 import polars as pl
 import pytest
 
-from evalkit import gold, tiny_db
-from mpcbench import db
+
 from mpcbench.answers import Candidate, ParsedAnswer, parse_submission, parse_text_answer
 from mpcbench.eval import EvalConfig, run_eval
 from mpcbench.scoring import Episode, TurnAnswer, candidate_key, problem_kinds, score_episodes, score_keys
@@ -58,23 +57,6 @@ def test_level_3_keys_hold_the_room_and_flagged_candidates_never_match():
 
 
 # --- failure causes in SQL --------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def db_path(tmp_path_factory):
-    return tiny_db(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def con(db_path):
-    con = db.connect(db_path, read_only=True)
-    yield con
-    con.close()
-
-
-@pytest.fixture(scope="module")
-def golds(db_path):
-    return gold(db_path)
-
 
 def answer(keys, level) -> ParsedAnswer:
     text = json.dumps({"candidates": [{"start": s, **({"room_id": r} if level == 3 else {})} for s, r in keys]})

@@ -412,7 +412,7 @@ def test_bad_arguments_give_a_short_actionable_error(con, first):
         for p in tool.params:
             if p.required:
                 missing = {k: v for k, v in good.items() if k != p.name}
-                assert_error(env, tool.name, missing, f"missing required argument", p.name)
+                assert_error(env, tool.name, missing, "missing required argument", p.name)
             wrong = 7 if p.schema["type"] == "string" else "seven"
             assert_error(env, tool.name, {**good, p.name: wrong}, p.name, "must be")
             if p.schema["type"] == "string":

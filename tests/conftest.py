@@ -1,0 +1,26 @@
+"""Fixtures over the tiny build (tests/evalkit.py: 4 instances per level, built once per session).
+A test module may define its own `con` over another build; the nearest fixture wins."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalkit import gold, tiny_db
+from mpcbench import db
+
+
+@pytest.fixture(scope="module")
+def db_path(tmp_path_factory):
+    return tiny_db(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def golds(db_path):
+    return gold(db_path)
+
+
+@pytest.fixture(scope="module")
+def con(db_path):
+    con = db.connect(db_path, read_only=True)
+    yield con
+    con.close()
