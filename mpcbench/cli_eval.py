@@ -145,7 +145,7 @@ def rescore_command(
 
 @app.command("report")
 def report_command(
-    runs: Annotated[list[Path], typer.Argument(help="Run directories to report on, side by side.")],
+    runs: Annotated[list[Path], typer.Argument(help="Run directories (or ablation directories) to report on, side by side.")],
     out: Annotated[Path | None, typer.Option(help="Where to write report.md, report.html and the plots "
                                                   "(default reports/<run>).")] = None,
     price: Annotated[list[str] | None, typer.Option(help="MODEL=IN,OUT: US$ per million prompt and completion "
