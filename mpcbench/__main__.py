@@ -1,3 +1,4 @@
 from .cli import main
 
-main()
+if __name__ == "__main__":  # worker processes (spawn) import this module without running it
+    main()

@@ -4,7 +4,11 @@ write the warehouse.
 Candidates are sampled in rounds and judged all at once in SQL (oracle_summary,
 oracle_necessity): a candidate with fewer than N feasible starts is discarded; one where a
 required source does not change the answer is rejected. Candidates are taken in index order
-until the level has its instances, so the result depends only on the configs.
+until the level has its instances, so the result depends only on the configs. The levels are
+independent (each its own world, generator and in-memory DuckDB), so with `jobs` > 1 (the CLI
+uses one per core) they are built in worker processes side by side, the largest first; the
+result is the same as one after the other. Worker processes are spawned, which re-imports the
+caller's main module: a script that passes `jobs` needs an `if __name__ == "__main__":` guard.
 """
 
 from __future__ import annotations
@@ -12,9 +16,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import math
+import multiprocessing
+import queue
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import duckdb
 
@@ -25,6 +32,9 @@ from .generate import Candidate, draft_candidate, finish_candidate, generate_wor
 
 SOURCE_ORDER = ("calendar", "policy", "threads", "rooms")
 MAX_CANDIDATES_PER_INSTANCE = 50
+# Candidates judged per round at most: DuckDB's memory grows with the round (every candidate's
+# grid and violations), the fixed cost of a round is small, and verdicts do not depend on it.
+MAX_ROUND = 12000
 
 Progress = Callable[[int, str, int, int], None]
 
@@ -126,7 +136,7 @@ def select_instances(config: WorldConfig, world: dict, wanted: int,
         # size the round by the acceptance rate so far, so that few rounds are needed
         judged = len(kept) + sum(counts.values())
         rate = max(len(kept) / judged, 0.05) if judged else 0.5
-        size = math.ceil((wanted - len(kept)) / rate * 1.2) + 8
+        size = min(math.ceil((wanted - len(kept)) / rate * 1.2) + 8, MAX_ROUND)
         candidates, verdicts = _sample_round(con, config, world, range(next_k, next_k + size), room_needs)
         next_k += size
         for candidate in candidates:
@@ -162,6 +172,48 @@ def build_level(config: WorldConfig, wanted: int, progress: Progress | None = No
     return LevelResult(config, final_world, instances, stats)
 
 
+_progress_queue = None   # in a worker process: where its progress events go
+
+
+def _start_worker(events) -> None:
+    global _progress_queue
+    _progress_queue = events
+
+
+def _build_level_in_worker(config: WorldConfig, wanted: int) -> LevelResult:
+    return build_level(config, wanted, lambda *event: _progress_queue.put(event))
+
+
+def build_levels(configs: list[WorldConfig], instances: int | None, progress: Progress | None = None,
+                 jobs: int = 1) -> Iterator[LevelResult]:
+    """build_level for every config, in up to `jobs` worker processes; yields the results in
+    config order, each as soon as it and those before it are done."""
+    wanted = [instances if instances is not None else c.instances for c in configs]
+    workers = min(len(configs), jobs)
+    if workers < 2:
+        yield from (build_level(c, n, progress) for c, n in zip(configs, wanted))
+        return
+    context = multiprocessing.get_context("spawn")  # no fork of a process that may hold threads
+    events = context.Queue()
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(events,)) as pool:
+        # level 3 takes longest: start it first so the others share the remaining worker
+        order = sorted(range(len(configs)), key=lambda i: -configs[i].level)
+        futures = {i: pool.submit(_build_level_in_worker, configs[i], wanted[i]) for i in order}
+        for i in range(len(configs)):
+            while True:
+                finished = futures[i].done()
+                try:
+                    while True:
+                        event = events.get(timeout=0.05)
+                        if progress:
+                            progress(*event)
+                except queue.Empty:
+                    pass
+                if finished:
+                    break
+            yield futures[i].result()
+
+
 def write_build_stats(con: duckdb.DuckDBPyConnection, result: LevelResult) -> None:
     s = result.stats
     con.execute(
@@ -173,18 +225,18 @@ def write_build_stats(con: duckdb.DuckDBPyConnection, result: LevelResult) -> No
 
 
 def build(db_path: Path, levels: tuple[int, ...] = (1, 2, 3), instances: int | None = None,
-          worlds_dir: Path | None = None, progress: Progress | None = None) -> list[LevelResult]:
+          worlds_dir: Path | None = None, progress: Progress | None = None, jobs: int = 1) -> list[LevelResult]:
     configs = [load_world_config(world_config_path(level, worlds_dir)) for level in levels]
-    results = [build_level(c, instances if instances is not None else c.instances, progress)
-               for c in configs]
     tmp_path = Path(str(db_path) + ".tmp")
     tmp_path.unlink(missing_ok=True)
     con = db.connect(tmp_path)
+    results = []
     try:
         db.create_warehouse(con)
-        for result in results:
+        for result in build_levels(configs, instances, progress, jobs):  # load each while the rest build
             load_dataset(con, [result.world], result.instances)
             write_build_stats(con, result)
+            results.append(result)
         info = {"mpcbench_version": __version__, "built_by": "mpcbench build",
                 "levels": ",".join(str(c.level) for c in configs)}
         for c in configs:
@@ -193,7 +245,10 @@ def build(db_path: Path, levels: tuple[int, ...] = (1, 2, 3), instances: int | N
             info[f"seed_level{c.level}"] = str(c.seed)
         con.executemany("insert into build_info values ($1, $2)", sorted(info.items()))
         db.refresh(con)
-    finally:
         con.close()
+    except BaseException:
+        con.close()
+        tmp_path.unlink(missing_ok=True)  # nothing half-written stays behind
+        raise
     tmp_path.replace(db_path)
     return results

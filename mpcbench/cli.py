@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -62,6 +63,8 @@ def build_command(
     levels: Annotated[str, typer.Option(help="Levels to build, e.g. 1,2,3.")] = "1,2,3",
     instances: Annotated[int | None, typer.Option(min=1, help="Instances per level (default: each world config's).")] = None,
     worlds: Annotated[Path | None, typer.Option(help="Directory of world_level{1,2,3}.toml configs.")] = None,
+    jobs: Annotated[int | None, typer.Option(min=1, help="Levels built at once, in worker processes (default: "
+                                                         "one per core). The result does not depend on it.")] = None,
 ) -> None:
     """Generate the worlds and instances, label them with the SQL oracle, write the DuckDB file."""
     chosen = parse_levels(levels)
@@ -74,7 +77,7 @@ def build_command(
             bar.update(tasks[level], description=f"level {level}: {stage}", completed=done, total=total)
 
         try:
-            results = build(db_path, chosen, instances, worlds, progress)
+            results = build(db_path, chosen, instances, worlds, progress, jobs or os.cpu_count() or 1)
         except (ConfigError, BuildError, UserError) as e:
             fail(str(e))
     seconds = (dt.datetime.now() - started).total_seconds()

@@ -54,14 +54,15 @@ def con(built):
 
 
 def test_build_is_deterministic(built, tmp_path):
-    """A second build, in another process with another string-hash seed, gives the same tables."""
+    """A second build, through the CLI in another process with another string-hash seed and the
+    levels built in parallel worker processes, gives the same tables."""
     again = tmp_path / "b.duckdb"
     hash_seed = "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1"
     subprocess.run(
-        [sys.executable, "-c", "import sys; from pathlib import Path; from mpcbench import build; "
-         "build.build(Path(sys.argv[1]), (1, 2, 3), instances=int(sys.argv[2]), worlds_dir=Path(sys.argv[3]))",
-         str(again), str(INSTANCES), str(WORLDS_DIR)],
-        check=True, env={**os.environ, "PYTHONHASHSEED": hash_seed}, cwd=WORLDS_DIR.parent)
+        [sys.executable, "-m", "mpcbench", "build", "--db", str(again), "--levels", ",".join(map(str, LEVELS)),
+         "--instances", str(INSTANCES), "--worlds", str(WORLDS_DIR), "--jobs", "2"],
+        check=True, env={**os.environ, "PYTHONHASHSEED": hash_seed}, cwd=WORLDS_DIR.parent,
+        stdout=subprocess.DEVNULL)
     first, second = table_hashes(built[0]), table_hashes(again)
     assert first.keys() == second.keys()
     assert {"instances", "events", "message_tags", "build_stats", "build_info"} <= first.keys()
@@ -149,3 +150,13 @@ def test_build_stats_add_up(con, built):
     for result in built[1]:
         assert result.stats["candidates_sampled"] == next(
             r["candidates_sampled"] for r in rows if r["level"] == result.config.level)
+
+
+def test_round_size_does_not_change_the_build(built, tmp_path, monkeypatch):
+    """Candidates are judged in rounds (MAX_ROUND at most); a verdict depends on the candidate
+    alone, so tiny rounds give the same tables, build stats included."""
+    monkeypatch.setattr(build, "MAX_ROUND", 5)
+    small = tmp_path / "rounds.duckdb"
+    build.build(small, LEVELS, instances=INSTANCES, worlds_dir=WORLDS_DIR)
+    first, second = table_hashes(built[0]), table_hashes(small)
+    assert [t for t in first if first[t] != second[t]] == []
