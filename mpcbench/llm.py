@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import functools
 import hashlib
-import inspect
 import json
 import os
 import random
@@ -169,13 +167,6 @@ def result_from_body(body: Any, *, latency_s: float, attempts: int, cached: bool
 _MALFORMED = (ValueError, TypeError, AttributeError)  # what parsing an odd-shaped body can raise
 
 
-@functools.lru_cache(maxsize=None)
-def _create_params(resource_type: type) -> frozenset[str]:
-    """Body fields this SDK's ``create`` accepts as keyword arguments."""
-    return frozenset(inspect.signature(resource_type.create).parameters) - {
-        "self", "model", "extra_headers", "extra_query", "extra_body", "timeout"}
-
-
 class ChatClient:
     def __init__(self, config: EndpointConfig, *, cache: ResponseCache | None = None, replay_only: bool = False,
                  rng: random.Random | None = None, sleep: Callable[[float], Awaitable[None]] | None = None):
@@ -221,11 +212,11 @@ class ChatClient:
         if self.replay_only:
             raise InfrastructureError("replay_miss", f"no cached response for request {h[:12]}", 0)
         sdk = self._sdk()
-        known = _create_params(type(sdk.chat.completions))
-        kwargs = {k: v for k, v in request.items() if k in known}
-        extra = {k: v for k, v in request.items() if k not in kwargs}
-        if extra:  # fields this SDK version doesn't know (provider extensions) go in the body as-is
-            kwargs["extra_body"] = {**extra.pop("extra_body", {}), **extra}
+        # The request is plain JSON already. Sent as `extra_body` (which the SDK merges over the
+        # typed fields, documented: the second mapping wins) it skips the SDK's per-call,
+        # type-driven transform of `messages` and `tools` (about 3 ms a step at level 3), and
+        # provider extensions go through as they are. Errors, timeouts and headers stay the SDK's.
+        kwargs = {"messages": [], "extra_body": request}
 
         attempt = 0
         while True:
