@@ -120,12 +120,11 @@ def _sample_round(con: duckdb.DuckDBPyConnection, config: WorldConfig, world: di
     return [by_id.get(d.instance["instance_id"], d) for d in drafts], verdicts
 
 
-def select_instances(config: WorldConfig, world: dict, wanted: int,
+def select_instances(config: WorldConfig, world: dict, wanted: int, room_needs,
                      progress: Progress | None = None) -> tuple[list[Candidate], dict]:
     con = db.connect(None)
     db.create_warehouse(con)
     load_dataset(con, [world], [])
-    room_needs = room_need_finder(world) if config.level == 3 else None
     kept: list[Candidate] = []
     counts = {"too_few_feasible": 0, **{f"{s}_not_needed": 0 for s in SOURCE_ORDER}}
     next_k = 0
@@ -156,10 +155,10 @@ def select_instances(config: WorldConfig, world: dict, wanted: int,
 
 def build_level(config: WorldConfig, wanted: int, progress: Progress | None = None) -> LevelResult:
     world = generate_world(config)
-    kept, stats = select_instances(config, world, wanted, progress)
+    room_needs = room_need_finder(world) if config.level == 3 else None  # one cache for both passes
+    kept, stats = select_instances(config, world, wanted, room_needs, progress)
     if config.level >= 2:
         # chatter does not change the verdict (see ThreadWriter); only the kept get it
-        room_needs = room_need_finder(world) if config.level == 3 else None
         kept = [finish_candidate(config, world, draft_candidate(config, world, c.k), c.targets, room_needs)
                 for c in kept]
     final_world = dict(world)
