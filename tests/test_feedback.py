@@ -231,3 +231,16 @@ def test_ablation_runs_four_configurations_on_the_same_instances(db_path, tmp_pa
     assert f1["full"] > f1["tools-only"] and f1["feedback-only"] > f1["baseline"]
     meta = json.loads((results[3][1].run_dir / "run.json").read_text())
     assert meta["ablation"] == {"group": "abl", "config": "full"} and meta["options"]["feedback"] == "rule"
+
+
+def test_cli_ablation_writes_one_directory_and_prints_each_configuration(db_path, tmp_path):
+    out = tmp_path / "cli-abl"
+    result = CliRunner().invoke(app, ["eval", "--agent", "calendar-only", "--ablation", "--levels", "1",
+                                      "--instances", "2", "--db", str(db_path), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert all(f"Run {name}" in result.output for name in ("baseline", "tools-only", "feedback-only", "full"))
+    assert sorted(p.name for p in out.iterdir()) == ["ablation.json", "baseline", "feedback-only", "full",
+                                                     "tools-only"]
+    again = CliRunner().invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
+    assert again.exit_code == 0, again.output
+    assert "## Ablation" in (tmp_path / "rep" / "report.md").read_text()
