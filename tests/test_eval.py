@@ -210,19 +210,23 @@ def test_replay_reruns_the_recorded_run_offline(misbehaving_run, db_path, tmp_pa
 
 # --- resume ---------------------------------------------------------------------------------
 
-def slow_model(golds):
-    def behave(instance_id: str, k: int):
-        level = int(instance_id[1])
-        if k == 0:
-            return reply_tool_calls([("get_current_time", {})], delay_s=0.06)
-        return reply_tool_calls([("submit_candidates", submission(golds[instance_id], level))], delay_s=0.06)
+def slow_model(db_path, golds):
+    """A stateless model, as a real one is: it reads the clock first, then submits the gold
+    answer; what it says depends only on the conversation it is sent."""
+    by_prompt = PerInstance(db_path, {}).by_prompt
+
+    def behave(req):
+        instance_id = by_prompt[req.messages[1]["content"]]
+        if not any(m.get("role") == "tool" for m in req.messages):
+            return reply_tool_calls([("get_current_time", {})], delay_s=0.15)
+        return reply_tool_calls([("submit_candidates", submission(golds[instance_id], int(instance_id[1])))],
+                                delay_s=0.15)
     return behave
 
 
 def test_resume_after_kill_9_finishes_without_duplicates(db_path, golds, tmp_path):
     env = {**os.environ, "OPENAI_API_KEY": SECRET, "PYTHONPATH": str(ROOT)}
-    script = PerInstance(db_path, {}, slow_model(golds))
-    with FakeOpenAI(script) as srv:
+    with FakeOpenAI(slow_model(db_path, golds)) as srv:
         killed = tmp_path / "killed"
         args = [sys.executable, "-m", "mpcbench", "eval", "--agent", "openai", "--model", "fake-model",
                 "--base-url", srv.base_url, "--db", str(db_path), "--out", str(killed), "--concurrency", "2"]
@@ -239,16 +243,11 @@ def test_resume_after_kill_9_finishes_without_duplicates(db_path, golds, tmp_pat
         done_before = len(read_journal(journal))
         assert 3 <= done_before < 12 and not (killed / "runs.parquet").exists()
 
-        # The killed process's half-finished episodes advanced the per-instance scripts; a real
-        # model keeps no such state between requests, so the resume starts them again (after the
-        # server has read whatever the killed process had already sent).
-        time.sleep(0.3)
-        script.counts.clear()
         os.environ["OPENAI_API_KEY"] = SECRET
         try:
             resumed = run_eval(EvalConfig(out=str(killed), base_url=srv.base_url, concurrency=4), resume=True)
             again = run_eval(EvalConfig(out=str(killed), base_url=srv.base_url), resume=True)
-            with FakeOpenAI(PerInstance(db_path, {}, slow_model(golds))) as fresh:  # never interrupted
+            with FakeOpenAI(slow_model(db_path, golds)) as fresh:  # never interrupted
                 whole = run_eval(EvalConfig(agent="openai", model="fake-model", base_url=fresh.base_url,
                                             db=str(db_path), out=str(tmp_path / "whole"), concurrency=12))
         finally:
