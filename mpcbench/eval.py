@@ -282,14 +282,19 @@ class AgentPlan:
     notes: list[str] = field(default_factory=list)
 
 
-def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = False, agent: str = "openai") -> AgentPlan:
-    from .agents.openai_agent import AgentOptions, OpenAIAgent
+def chat_client(config: EvalConfig, model: str, cache_path: Path, *, replay_only: bool = False):
+    """A client for `model` on the run's endpoint, with its retry options and a response cache."""
     from .llm import ChatClient, EndpointConfig, ResponseCache
-
-    endpoint = EndpointConfig(model=config.model, base_url=config.base_url, api_key_env=config.api_key_env,
+    endpoint = EndpointConfig(model=model, base_url=config.base_url, api_key_env=config.api_key_env,
                               timeout_s=config.timeout_s, max_retries=config.max_retries,
                               backoff_base_s=config.backoff_base_s, backoff_max_s=config.backoff_max_s)
-    client = ChatClient(endpoint, cache=ResponseCache(cache_path), replay_only=replay_only)
+    return ChatClient(endpoint, cache=ResponseCache(cache_path), replay_only=replay_only)
+
+
+def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = False, agent: str = "openai") -> AgentPlan:
+    from .agents.openai_agent import AgentOptions, OpenAIAgent
+
+    client = chat_client(config, config.model, cache_path, replay_only=replay_only)
 
     def make(instance_id: str, trial: int):
         seed = None if config.seed is None else config.seed + trial - 1
@@ -330,8 +335,8 @@ REPLAYED = ("mode", "max_turns", "feedback", "feedback_detail", "feedback_model"
 
 def replayed_protocol(config: EvalConfig) -> EvalConfig:
     """A replay runs the recorded run's mode, turns and feedback (they shape its conversations)."""
-    saved = json.loads((Path(config.replay_from) / RUN_JSON).read_text()).get("options") or {} \
-        if (Path(config.replay_from) / RUN_JSON).exists() else {}
+    path = Path(config.replay_from) / RUN_JSON
+    saved = (json.loads(path.read_text()).get("options") or {}) if path.exists() else {}
     return dataclasses.replace(config, **{k: saved[k] for k in REPLAYED if k in saved})
 
 
@@ -515,13 +520,8 @@ def make_feedback(con, config: EvalConfig, run_dir: Path, replay_of: Path | None
     from .feedback import FeedbackGiver
     client = None
     if config.feedback == "llm":
-        from .llm import ChatClient, EndpointConfig, ResponseCache
-        endpoint = EndpointConfig(model=config.feedback_model, base_url=config.base_url,
-                                  api_key_env=config.api_key_env, timeout_s=config.timeout_s,
-                                  max_retries=config.max_retries, backoff_base_s=config.backoff_base_s,
-                                  backoff_max_s=config.backoff_max_s)
-        client = ChatClient(endpoint, cache=ResponseCache((replay_of or run_dir) / FEEDBACK_CACHE),
-                            replay_only=replay_of is not None)
+        client = chat_client(config, config.feedback_model, (replay_of or run_dir) / FEEDBACK_CACHE,
+                             replay_only=replay_of is not None)
     return FeedbackGiver(con, config.feedback, config.feedback_detail, client)
 
 
