@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from mpcbench import build, db
-from mpcbench.agents import baselines, make_agent, run_offline, score, scripted, summarize
+from mpcbench.agents import baselines, make_agent, run_offline, scripted, summarize
+from mpcbench.scoring import score_keys
 from mpcbench.tools import ToolEnvironment
 
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
@@ -125,11 +126,11 @@ def test_random_is_seeded_on_the_grid_and_in_the_window(con):
 
 def test_score():
     gold = [("2026-03-02T09:00", None), ("2026-03-02T09:15", None)]
-    assert score(gold, gold)["exact_match"] and score(gold, gold)["f1"] == 1.0
-    half = score([gold[0], ("2026-03-02T10:00", None)], gold)
-    assert half["precision"] == half["recall"] == half["f1"] == 0.5 and not half["exact_match"]
-    assert score([], gold)["f1"] == 0.0
-    assert score([(None, None)], gold)["n_correct"] == 0
+    assert score_keys(gold, gold).exact_match and score_keys(gold, gold).f1 == 1.0
+    half = score_keys([gold[0], ("2026-03-02T10:00", None)], gold)
+    assert half.precision == half.recall == half.f1 == 0.5 and not half.exact_match
+    assert score_keys([], gold).f1 == 0.0
+    assert score_keys([("invalid", 1)], gold).n_correct == 0  # an unreadable candidate's key
 
 
 def test_an_unknown_agent_is_refused():
