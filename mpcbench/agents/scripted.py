@@ -14,11 +14,10 @@ not show something the oracle uses: the test suite runs it on every instance of 
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-
 import datetime as dt
 import json
 import re
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 from ..answers import SUBMIT_TOOL_NAME, parse_submission
