@@ -1,0 +1,183 @@
+"""The user documentation matches the code, so that it cannot drift unnoticed:
+
+- docs/results.md documents every Parquet file a real offline run writes, every column of each
+  with its type, and no column that does not exist; every file of the run directory; every key
+  of run.json;
+- docs/semantics.md documents every constraint kind of the `constraint_kinds` table, and every
+  constraint kind and failure cause a real run reports;
+- every ```sql block of README.md, and every `mpcbench sql "..."` example in README.md and
+  docs/, runs as written on the default build (with a run in build/runs/) and returns rows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from mpcbench import db
+from mpcbench.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+RESULTS = DOCS / "results.md"
+SEMANTICS = DOCS / "semantics.md"
+DEFAULT_DB = Path("build/mpcbench.duckdb")    # the path the README's examples use
+ROW = re.compile(r"^\|\s*`([A-Za-z0-9_.<>]+)`\s*\|\s*([^|]*?)\s*\|", re.MULTILINE)
+SQL_BLOCK = re.compile(r"^```sql\n(.*?)^```", re.MULTILINE | re.DOTALL)
+SQL_COMMAND = re.compile(r'mpcbench sql "((?:select|with)\b[^"]*)"', re.IGNORECASE)
+runner = CliRunner()
+
+
+def cli(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def offline_eval(db_path: Path, out: Path, *options: str) -> Path:
+    """The calendar-only baseline with rule feedback over two turns (every table gets rows), run
+    as a user runs it."""
+    cli("eval", "--agent", "calendar-only", "--db", str(db_path), "--max-turns", "2", "--feedback", "rule",
+        "--out", str(out), *options)
+    return out
+
+
+def sections(path: Path) -> dict[str, str]:
+    """The text under each `## ` heading of a Markdown file, by heading."""
+    parts = re.split(r"^## (.+)$", path.read_text(), flags=re.MULTILINE)
+    return {title.strip(): body for title, body in zip(parts[1::2], parts[2::2])}
+
+
+def documented(body: str) -> dict[str, str]:
+    """{name: second cell} of the table rows whose first cell is a `name`."""
+    return {name: second for name, second in ROW.findall(body)}
+
+
+def doc_type(dtype: pl.DataType) -> str:
+    """A Parquet column's type as docs/results.md writes it."""
+    if isinstance(dtype, pl.List):
+        return f"list<{doc_type(dtype.inner)}>"
+    names = {pl.String: "string", pl.Int64: "int64", pl.Int32: "int32", pl.Float64: "double", pl.Boolean: "boolean"}
+    return names.get(dtype.base_type(), str(dtype))
+
+
+# --- docs/results.md and docs/semantics.md against a real run -----------------------------------
+
+@pytest.fixture(scope="module")
+def run_dir(db_path, tmp_path_factory):
+    return offline_eval(db_path, tmp_path_factory.mktemp("docs") / "run")
+
+
+@pytest.fixture(scope="module")
+def results_sections():
+    return sections(RESULTS)
+
+
+def test_the_run_writes_every_table_with_rows(run_dir):
+    """Else the checks below would compare documentation with empty files."""
+    for name in ("runs", "turns", "candidates", "tool_calls", "failures"):
+        assert pl.read_parquet(run_dir / f"{name}.parquet").height > 0, name
+
+
+def test_every_parquet_file_and_column_is_documented_with_its_type(run_dir, results_sections):
+    files = sorted(run_dir.glob("*.parquet"))
+    assert files
+    for path in files:
+        assert path.name in results_sections, f"docs/results.md has no section '## {path.name}'"
+        columns = documented(results_sections[path.name])
+        schema = pl.read_parquet_schema(path)
+        missing = [c for c in schema if c not in columns]
+        extra = [c for c in columns if c not in schema]
+        assert not missing, f"{path.name}: columns not documented in docs/results.md: {missing}"
+        assert not extra, f"{path.name}: docs/results.md documents columns that do not exist: {extra}"
+        wrong = {c: (columns[c], doc_type(t)) for c, t in schema.items() if columns[c] != doc_type(t)}
+        assert not wrong, f"{path.name}: documented type differs from the file's (documented, real): {wrong}"
+        listed = list(columns)
+        assert listed == list(schema), f"{path.name}: docs/results.md lists the columns in another order"
+
+
+def test_every_file_of_the_run_directory_is_documented(run_dir, results_sections):
+    files = documented(results_sections["The files"])
+    for path in run_dir.iterdir():
+        assert path.name in files, f"docs/results.md does not describe {path.name}"
+
+
+def test_every_key_of_run_json_is_documented(run_dir, results_sections):
+    meta = json.loads((run_dir / "run.json").read_text())
+    names = set(re.findall(r"`([A-Za-z0-9_]+)`", results_sections["run.json"]))
+    keys = set(meta) | set(meta["options"]) | set(meta["summary"][0]) | set(meta["episodes"]) | set(meta["seeds"])
+    keys |= set(meta["versions"]) | set(meta["build"])
+    assert not keys - names, f"run.json keys not documented in docs/results.md: {sorted(keys - names)}"
+
+
+def test_every_constraint_kind_is_documented(con):
+    text = SEMANTICS.read_text()
+    kinds = [k for (k,) in con.execute("select constraint_kind from constraint_kinds order by 1").fetchall()]
+    assert len(kinds) >= 10
+    missing = [k for k in kinds if f"`{k}`" not in text]
+    assert not missing, f"constraint kinds not documented in docs/semantics.md: {missing}"
+
+
+def test_every_kind_and_cause_a_run_reports_is_documented(run_dir):
+    text = SEMANTICS.read_text()
+    candidates = pl.read_parquet(run_dir / "candidates.parquet")
+    failures = pl.read_parquet(run_dir / "failures.parquet")
+    reported = set(candidates["violations"].explode().drop_nulls()) | set(failures["cause"])
+    reported |= set(failures["constraint_kind"].drop_nulls()) | set(failures["stage"].drop_nulls())
+    assert {"violation", "acquisition"} <= reported
+    missing = sorted(k for k in reported if f"`{k}`" not in text)
+    assert not missing, f"reported by a run but not documented in docs/semantics.md: {missing}"
+
+
+# --- the README's examples on the default build ------------------------------------------------
+
+@pytest.fixture(scope="module")
+def default_workdir(tmp_path_factory):
+    """A directory laid out as a user's after the README's commands: build/mpcbench.duckdb (the
+    default build) and a run in build/runs/demo/."""
+    work = tmp_path_factory.mktemp("readme")
+    cli("build", "--db", str(work / DEFAULT_DB))
+    offline_eval(work / DEFAULT_DB, work / "build" / "runs" / "demo", "--instances", "2")
+    return work
+
+
+def readme_statements() -> list[str]:
+    """Each statement of the ```sql blocks with the comment above it, as a reader copies it."""
+    statements = []
+    for block in SQL_BLOCK.findall(README.read_text()):
+        statements += [s.strip() for s in re.split(r";[ \t]*$", block, flags=re.MULTILINE) if s.strip()]
+    return statements
+
+
+def example_commands() -> list[tuple[str, str]]:
+    """(file, query) of every `mpcbench sql "..."` in README.md and docs/."""
+    return [(path.name, q) for path in (README, *sorted(DOCS.glob("*.md"))) for q in SQL_COMMAND.findall(path.read_text())]
+
+
+EXAMPLES = ([pytest.param(q, id=f"README.md-sql-block-statement-{i}") for i, q in enumerate(readme_statements(), 1)]
+            + [pytest.param(q, id=f"{name}-mpcbench-sql-{i}") for i, (name, q) in enumerate(example_commands(), 1)])
+
+
+def test_the_readme_has_sql_examples():
+    assert len(readme_statements()) >= 5
+    assert any("runs.parquet" in s for s in readme_statements())
+    assert len(example_commands()) >= 3
+
+
+@pytest.mark.parametrize("query", EXAMPLES)
+def test_a_documented_query_runs_as_written_and_returns_rows(query, default_workdir, monkeypatch):
+    monkeypatch.chdir(default_workdir)  # the examples use the default paths
+    con = db.connect(DEFAULT_DB, read_only=True)
+    try:
+        rows = con.execute(query).fetchall()
+    finally:
+        con.close()
+    assert rows, f"returns no row:\n{query}"
+    statement = re.sub(r"\A(\s*--[^\n]*\n)+", "", query)   # what one pastes after `mpcbench sql`
+    cli("sql", statement)
