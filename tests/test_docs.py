@@ -5,6 +5,7 @@
   of run.json;
 - docs/semantics.md documents every constraint kind of the `constraint_kinds` table, and every
   constraint kind and failure cause a real run reports;
+- docs/dataset.md documents every field of the JSON Schemas that `mpcbench export` writes;
 - every ```sql block of README.md, and every `mpcbench sql "..."` example in README.md and
   docs/, runs as written on the default build (with a run in build/runs/) and returns rows.
 """
@@ -27,6 +28,7 @@ README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 RESULTS = DOCS / "results.md"
 SEMANTICS = DOCS / "semantics.md"
+DATASET = DOCS / "dataset.md"
 DEFAULT_DB = Path("build/mpcbench.duckdb")    # the path the README's examples use
 ROW = re.compile(r"^\|\s*`([A-Za-z0-9_.<>]+)`\s*\|\s*([^|]*?)\s*\|", re.MULTILINE)
 SQL_BLOCK = re.compile(r"^```sql\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -133,6 +135,31 @@ def test_every_kind_and_cause_a_run_reports_is_documented(run_dir):
     assert {"violation", "acquisition"} <= reported
     missing = sorted(k for k in reported if f"`{k}`" not in text)
     assert not missing, f"reported by a run but not documented in docs/semantics.md: {missing}"
+
+
+def code_words(path: Path) -> set[str]:
+    """Every identifier inside a `code span` of a Markdown file."""
+    return {word for span in re.findall(r"`([^`]+)`", path.read_text()) for word in re.findall(r"[A-Za-z_]\w*", span)}
+
+
+def schema_properties(node: object) -> set[str]:
+    """Every property name a JSON Schema defines, at any depth."""
+    if isinstance(node, dict):
+        own = set(node["properties"]) if isinstance(node.get("properties"), dict) else set()
+        return own.union(*(schema_properties(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(schema_properties(v) for v in node))
+    return set()
+
+
+def test_every_field_of_the_exported_schemas_is_documented(db_path, tmp_path):
+    cli("export", str(tmp_path / "dataset"), "--db", str(db_path))
+    schemas = sorted((tmp_path / "dataset" / "schema").glob("*.schema.json"))
+    assert [p.name for p in schemas] == ["instance.schema.json", "oracle.schema.json", "world.schema.json"]
+    fields = set().union(*(schema_properties(json.loads(p.read_text())) for p in schemas))
+    assert {"world_id", "room_bookings", "end_by", "tie_break", "n_feasible"} <= fields
+    missing = sorted(fields - code_words(DATASET))
+    assert not missing, f"fields of the JSON Schemas not documented in docs/dataset.md: {missing}"
 
 
 # --- the README's examples on the default build ------------------------------------------------
