@@ -16,11 +16,11 @@ import json
 import re
 from pathlib import Path
 
+import duckdb
 import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from mpcbench import db
 from mpcbench.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -200,7 +200,7 @@ def test_the_readme_has_sql_examples():
 @pytest.mark.parametrize("query", EXAMPLES)
 def test_a_documented_query_runs_as_written_and_returns_rows(query, default_workdir, monkeypatch):
     monkeypatch.chdir(default_workdir)  # the examples use the default paths
-    con = db.connect(DEFAULT_DB, read_only=True)
+    con = duckdb.connect(str(DEFAULT_DB), read_only=True)
     try:
         rows = con.execute(query).fetchall()
     finally:
