@@ -30,7 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from mpcbench import dataset, db  # noqa: E402
+from mpcbench.dataset import rows  # noqa: E402
+from mpcbench.warehouse import db  # noqa: E402
 import reference_oracle  # noqa: E402
 
 
@@ -90,8 +91,8 @@ def reference_throughput(db_path: Path, sample: int | None, solve) -> tuple[int,
     work = []
     for level in levels:
         world_id = con.execute("select world_id from worlds where level = $1", [level]).fetchone()[0]
-        world = dataset.dump_world(con, world_id)
-        instances = dataset.dump_instances(con, level)
+        world = rows.dump_world(con, world_id)
+        instances = rows.dump_instances(con, level)
         work += [(world, inst) for inst in instances[: sample or None]]
     con.close()
     started = time.perf_counter()

@@ -122,7 +122,8 @@ class Server:
 
 def timed_run(db_path: Path, base_url: str, out: Path, **options) -> tuple[float, dict]:
     """Run an eval; (seconds from the first episode to the last, the run's summary)."""
-    from mpcbench.eval import EvalConfig, Progress, run_eval
+    from mpcbench.harness.config import EvalConfig
+    from mpcbench.harness.runner import Progress, run_eval
 
     class Clock(Progress):
         first = last = 0.0
@@ -182,7 +183,7 @@ def throughput(db_path: Path, work: Path, levels: tuple[int, ...], concurrencies
 
 
 def count_instances(db_path: Path, levels: tuple[int, ...]) -> int:
-    from mpcbench import db
+    from mpcbench.warehouse import db
     con = db.connect(db_path, read_only=True)
     try:
         return con.execute("select count(*) from instances where list_contains($l, level)",
@@ -210,7 +211,7 @@ def main() -> None:
 
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench-local")
     if not args.db.exists():
-        from mpcbench import build
+        from mpcbench.warehouse import build
         print(f"building {args.db} (20 instances per level) ...", flush=True)
         build.build(args.db, (1, 2, 3), 20)
     with tempfile.TemporaryDirectory() as tmp:

@@ -26,9 +26,10 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mpcbench import db  # noqa: E402
 from mpcbench.agents.scripted import ScriptedAgent  # noqa: E402
-from mpcbench.tools import ToolEnvironment, catalog  # noqa: E402
+from mpcbench.episode.toolfiles import catalog  # noqa: E402
+from mpcbench.episode.tools import ToolEnvironment  # noqa: E402
+from mpcbench.warehouse import db  # noqa: E402
 
 P50_TARGET_MS, P99_TARGET_MS = 2.0, 10.0
 SEARCH_WORDS = ("budget", "[[ban", "[[ooo", "meeting", "Update", "the", "zzz")

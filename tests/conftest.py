@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from evalkit import gold, tiny_db
-from mpcbench import db
+from mpcbench.warehouse import db
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Callable
 
 from fake_openai import Behaviour, RecordedRequest, reply_tool_calls
-from mpcbench import build, db
-from mpcbench.scoring import gold_keys
+from mpcbench.grading.scoring import gold_keys
+from mpcbench.warehouse import build, db
 
 INSTANCES_PER_LEVEL = 4
 _BUILT: dict[str, Path] = {}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from mpcbench import dataset, db
+from mpcbench.dataset import rows
+from mpcbench.warehouse import db
 
 
 def fresh_warehouse():
@@ -14,7 +15,7 @@ def fresh_warehouse():
 
 
 def load(con, worlds: list[dict], instances: list[dict]) -> None:
-    dataset.load_dataset(con, worlds, instances)
+    rows.load_dataset(con, worlds, instances)
     db.refresh(con)
 
 

@@ -8,16 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from mpcbench.answers import (
-    SUBMIT_TOOL_NAME,
-    Candidate,
-    ParsedAnswer,
-    normalize_start,
-    parse_submission,
-    parse_text_answer,
-    submit_schema,
-    submit_tool,
-)
+from mpcbench.episode.answers import SUBMIT_TOOL_NAME, Candidate, ParsedAnswer, normalize_start, parse_submission, parse_text_answer, submit_schema, submit_tool
 
 CORPUS = [json.loads(line) for line in
           (Path(__file__).parent / "data" / "model_outputs.jsonl").read_text().splitlines() if line.strip()]

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 import reference_oracle as ref
-from mpcbench import build, dataset, db
+from mpcbench.dataset import rows
+from mpcbench.sources import SOURCES
+from mpcbench.warehouse import build, db
 
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 LEVELS = (1, 2, 3)
@@ -96,8 +98,8 @@ def test_kept_instances_need_every_source_of_their_level(con):
 def test_kept_instances_need_every_source_by_the_reference(con):
     """The same check, with the plain-Python oracle."""
     for level in LEVELS:
-        insts = dataset.dump_instances(con, level)
-        world = dataset.dump_world(con, insts[0]["world_id"])
+        insts = rows.dump_instances(con, level)
+        world = rows.dump_world(con, insts[0]["world_id"])
         for instance in insts:
             assert ref.solve(world, instance).n_feasible >= instance["requirements"]["n"]
             needed = ref.necessity(world, instance)
@@ -106,8 +108,8 @@ def test_kept_instances_need_every_source_by_the_reference(con):
 
 
 def test_level3_requirements_resolve_from_the_latest_tags(con):
-    insts = dataset.dump_instances(con, 3)
-    world = dataset.dump_world(con, insts[0]["world_id"])
+    insts = rows.dump_instances(con, 3)
+    world = rows.dump_world(con, insts[0]["world_id"])
     for instance in insts:
         assert instance["given"] == {}
         assert ref.resolve_level3_requirements(world, instance) == instance["requirements"], instance["instance_id"]
@@ -115,8 +117,8 @@ def test_level3_requirements_resolve_from_the_latest_tags(con):
 
 def test_level3_requirement_revisions_exist(con):
     """The check above is not vacuous: some projects say a requirement twice, the later wins."""
-    insts = dataset.dump_instances(con, 3)
-    world = dataset.dump_world(con, insts[0]["world_id"])
+    insts = rows.dump_instances(con, 3)
+    world = rows.dump_world(con, insts[0]["world_id"])
     revised = 0
     for instance in insts:
         kinds = [tag["type"] for _, tag in ref.project_tags(world, instance)
@@ -127,7 +129,7 @@ def test_level3_requirement_revisions_exist(con):
 
 @pytest.mark.parametrize("level", [1, 2])
 def test_given_states_the_requirements(con, level):
-    for instance in dataset.dump_instances(con, level):
+    for instance in rows.dump_instances(con, level):
         req = instance["requirements"]
         assert instance["given"] == {k: req[k] for k in ("participants", "duration_min", "n", "policy_id")}
         assert req["tie_break"] is None and req["room"] is None
@@ -160,3 +162,8 @@ def test_round_size_does_not_change_the_build(built, tmp_path, monkeypatch):
     build.build(small, LEVELS, instances=INSTANCES, worlds_dir=WORLDS_DIR)
     first, second = table_hashes(built[0]), table_hashes(small)
     assert [t for t in first if first[t] != second[t]] == []
+
+
+def test_the_python_source_order_names_the_sql_level_sources(con):
+    from_sql = {source for (source,) in con.execute("select distinct source from level_sources").fetchall()}
+    assert set(SOURCES) == from_sql and len(SOURCES) == len(from_sql)

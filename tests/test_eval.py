@@ -19,10 +19,13 @@ from typer.testing import CliRunner
 
 from evalkit import PerInstance, instances, submission, submit
 from fake_openai import FakeOpenAI, empty_choices, hang, raw, reply_text, reply_tool_calls, status
-from mpcbench import scoring
 from mpcbench.cli import app
 from mpcbench.errors import UserError
-from mpcbench.eval import EvalConfig, read_journal, rescore, run_eval
+from mpcbench.grading import scoring
+from mpcbench.harness.config import EvalConfig
+from mpcbench.harness.journal import read_journal
+from mpcbench.harness.rescore import rescore
+from mpcbench.harness.runner import run_eval
 
 SECRET = "sk-test-DO-NOT-LEAK-4f1c9e"
 ROOT = Path(__file__).resolve().parent.parent
@@ -297,7 +300,7 @@ def test_rescore_recomputes_identical_tables_and_follows_grader_changes(db_path,
     assert all(before[name].equals(tables(run.run_dir, drop_timing=False)[name]) for name in TIMING)
 
     monkeypatch.setattr(scoring, "GRADER_VERSION", "test-grader")
-    monkeypatch.setattr("mpcbench.eval.GRADER_VERSION", "test-grader")
+    monkeypatch.setattr("mpcbench.harness.tables.GRADER_VERSION", "test-grader")
     monkeypatch.setattr(scoring, "TOOL_SOURCES", {k: v for k, v in scoring.TOOL_SOURCES.items()
                                                    if v != "calendar"})
     rescore(run.run_dir)

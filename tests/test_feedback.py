@@ -14,15 +14,17 @@ from typer.testing import CliRunner
 
 from evalkit import PerInstance, instances, submit
 from fake_openai import FakeOpenAI, reply_text, reply_tool_calls
-from mpcbench import db
 from mpcbench.agents import make_agent
-from mpcbench.answers import parse_submission
 from mpcbench.cli import app
-from mpcbench.context import ContextEnvironment
+from mpcbench.episode.answers import parse_submission
+from mpcbench.episode.context import ContextEnvironment
+from mpcbench.episode.tools import ToolEnvironment
 from mpcbench.errors import UserError
-from mpcbench.eval import EvalConfig, run_ablation, run_eval
-from mpcbench.feedback import KIND_TEXT, FeedbackGiver
-from mpcbench.tools import ToolEnvironment
+from mpcbench.grading.feedback import KIND_TEXT, FeedbackGiver
+from mpcbench.harness.ablation import run_ablation
+from mpcbench.harness.config import EvalConfig
+from mpcbench.harness.runner import run_eval
+from mpcbench.warehouse import db
 
 SECRET = "sk-test-feedback-7d1e"
 

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from mpcbench import build, db
-from mpcbench.agents import baselines, make_agent, run_offline, scripted, summarize
-from mpcbench.scoring import score_keys
-from mpcbench.tools import ToolEnvironment
+from mpcbench.agents import baselines, make_agent, scripted
+from mpcbench.episode.tools import ToolEnvironment
+from mpcbench.grading.scoring import score_keys
+from mpcbench.warehouse import build, db
+from offline_runner import run_offline, summarize
 
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 
@@ -72,7 +73,8 @@ def test_scripted_agent_works_through_the_environment_protocol_only(con):
     imported = {node.module or "" for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Import)
                  for alias in node.names}
-    assert not {"duckdb", "..db", "..tools", "db", "tools"} & imported, imported
+    assert not {"duckdb", "..db", "..tools", "db", "tools", "..warehouse", "..warehouse.db", "..episode.tools",
+                "..episode.toolfiles"} & imported, imported
     agent = make_agent("scripted")
     assert agent.name == "scripted" and inspect.iscoroutinefunction(agent.run)
     for instance_id in ("L1-0001", "L2-0001", "L3-0001"):

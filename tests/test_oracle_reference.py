@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 import reference_oracle as ref
 from oracle_harness import (clear, fresh_warehouse, keys, load, sql_answers, sql_candidates,
                             sql_n_feasible, sql_necessity)
-from mpcbench import build, dataset, db
+from mpcbench.dataset import rows
+from mpcbench.warehouse import build, db
 
 # A longer, non-deterministic hunt: MPCBENCH_ORACLE_EXAMPLES=2000 pytest tests/test_oracle_reference.py
 HUNT_EXAMPLES = int(os.environ.get("MPCBENCH_ORACLE_EXAMPLES", "0"))
@@ -268,9 +269,9 @@ def real_build(tmp_path_factory):
 @pytest.mark.parametrize("level", [1, 2, 3])
 def test_real_build_matches_reference(real_build, level):
     con = real_build
-    insts = dataset.dump_instances(con, level)
+    insts = rows.dump_instances(con, level)
     assert len(insts) == 15
-    world = dataset.dump_world(con, insts[0]["world_id"])
+    world = rows.dump_world(con, insts[0]["world_id"])
     gold, candidates = sql_answers(con), sql_candidates(con)
     n_feasible, needed = sql_n_feasible(con), sql_necessity(con)
     for instance in insts:

@@ -16,9 +16,12 @@ from evalkit import PerInstance, gold, submit, tiny_db
 from fake_openai import FakeOpenAI, status
 from mpcbench.cli import app
 from mpcbench.errors import UserError
-from mpcbench.eval import RUNS_SCHEMA, EvalConfig, run_eval
-from mpcbench.report import make_report, parse_prices
-from mpcbench.stats import bootstrap_se, mde
+from mpcbench.harness.config import EvalConfig
+from mpcbench.harness.runner import run_eval
+from mpcbench.harness.tables import RUNS_SCHEMA
+from mpcbench.report.load import parse_prices
+from mpcbench.report.render import make_report
+from mpcbench.report.stats import bootstrap_se, mde
 
 SECRET = "sk-report-SECRET-77"
 PNG = b"\x89PNG\r\n\x1a\n"

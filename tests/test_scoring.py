@@ -11,9 +11,10 @@ import polars as pl
 import pytest
 
 
-from mpcbench.answers import Candidate, ParsedAnswer, parse_submission, parse_text_answer
-from mpcbench.eval import EvalConfig, run_eval
-from mpcbench.scoring import Episode, TurnAnswer, candidate_key, problem_kinds, score_episodes, score_keys
+from mpcbench.episode.answers import Candidate, ParsedAnswer, parse_submission, parse_text_answer
+from mpcbench.grading.scoring import Episode, TurnAnswer, candidate_key, problem_kinds, score_episodes, score_keys
+from mpcbench.harness.config import EvalConfig
+from mpcbench.harness.runner import run_eval
 
 A, B, C, D = (("2026-03-02T09:00", None), ("2026-03-02T09:15", None), ("2026-03-02T09:30", None),
               ("2026-03-02T10:00", None))

@@ -9,9 +9,8 @@ import random
 
 import pytest
 
-from mpcbench import stats
-from mpcbench.stats import (bootstrap_ci, bootstrap_se, flip_rate, mde, mean_by_turn, paired_diff_ci, pass_at_k,
-                            pass_hat_k, success_at)
+from mpcbench.report import stats
+from mpcbench.report.stats import bootstrap_ci, bootstrap_se, flip_rate, mde, mean_by_turn, paired_diff_ci, pass_at_k, pass_hat_k, success_at
 
 
 def test_docstring_examples():

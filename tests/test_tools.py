@@ -14,10 +14,12 @@ from hypothesis import strategies as st
 from sqlglot import exp
 from typer.testing import CliRunner
 
-from mpcbench import build, db, tools
 from mpcbench.cli import app
-from mpcbench.tags import parse_tags, render_tag
-from mpcbench.tools import ToolDefinitionError, ToolEnvironment, all_tools, catalog, parse_tool_file
+from mpcbench.episode import toolfiles
+from mpcbench.episode.toolfiles import ToolDefinitionError, all_tools, catalog, parse_tool_file
+from mpcbench.episode.tools import ToolEnvironment
+from mpcbench.warehouse import build, db
+from mpcbench.world.tags import parse_tags, render_tag
 
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 
@@ -70,7 +72,7 @@ def call_json(env, name, **arguments) -> dict:
 # --- definitions and catalogs ----------------------------------------------------------------
 
 def test_every_tool_file_defines_a_tool_named_like_the_file():
-    files = sorted(p.stem for p in tools.TOOLS_DIR.glob("*.sql"))
+    files = sorted(p.stem for p in toolfiles.TOOLS_DIR.glob("*.sql"))
     assert files == sorted(all_tools())
     for tool in all_tools().values():
         assert tool.description and tool.levels
@@ -108,7 +110,7 @@ def test_header_params_are_exactly_the_query_params(name):
     assert placeholders == set(tool.binds)
     assert "world_id" in placeholders, "every tool reads one world only"
     declared = {p.name for p in tool.params} - ({"page"} if tool.render == "document" else set())
-    assert placeholders - tools.ENV_PARAMS == declared
+    assert placeholders - toolfiles.ENV_PARAMS == declared
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:

@@ -1,22 +1,21 @@
-"""Agents, and a minimal in-process runner of the offline ones (no journal, no tables; for
-tests and quick checks; `mpcbench eval` is the real harness). Scores come from `scoring`.
+"""Agents: the offline ones (`scripted`, `calendar-only`, `random`), the `openai` agent and the
+replay of a recorded run. They implement `mpcbench.episode.contract.Agent`; `mpcbench eval`
+(the harness) runs them.
 
-    >>> rows = run_offline(con, "scripted", level=3)
-    >>> all(row["exact_match"] for row in rows)
-    True
+    >>> type(make_agent("scripted")).__name__
+    'ScriptedAgent'
 """
 
 from __future__ import annotations
 
-import asyncio
+from .baselines import CalendarOnlyAgent, RandomAgent
+from .scripted import ScriptedAgent
 
 OFFLINE_AGENTS = ("scripted", "calendar-only", "random")
 
 
 def make_agent(name: str, seed: int = 0):
     """An offline agent by name (see OFFLINE_AGENTS)."""
-    from .baselines import CalendarOnlyAgent, RandomAgent
-    from .scripted import ScriptedAgent
     if name == "scripted":
         return ScriptedAgent()
     if name == "calendar-only":
@@ -24,44 +23,3 @@ def make_agent(name: str, seed: int = 0):
     if name == "random":
         return RandomAgent(seed)
     raise ValueError(f"no offline agent {name!r}; choose one of {', '.join(OFFLINE_AGENTS)}")
-
-
-def run_offline(con, agent_name: str, level: int | None = None, instance_ids: list[str] | None = None,
-                seed: int = 0) -> list[dict]:
-    """Run an offline agent on instances (all of a level, or the given ids) and score each
-    against the oracle: one dict per instance."""
-    from ..scoring import gold_keys, quick_score
-    from ..tools import ToolEnvironment
-    agent = make_agent(agent_name, seed)
-    con = con.cursor()  # this run's own connection: runs may go side by side in threads
-    if instance_ids is None:
-        instance_ids = [row[0] for row in con.execute(
-            "select instance_id from instances where $level is null or level = $level order by level, position",
-            {"level": level}).fetchall()]
-    gold = gold_keys(con, instance_ids)
-    rows = []
-    for instance_id in instance_ids:
-        with ToolEnvironment(con, instance_id) as env:
-            output = asyncio.run(agent.run(env))
-            answer = output.answer
-            s = quick_score(env.level, answer, gold[instance_id])
-            rows.append({"instance_id": instance_id, "level": env.level, "agent": agent_name,
-                         "parse_ok": bool(answer and answer.parse_ok), "n_pred": s.n_pred,
-                         "n_correct": s.n_correct, "precision": s.precision, "recall": s.recall, "f1": s.f1,
-                         "exact_match": s.exact_match, "tool_calls": len(env.trace),
-                         "tool_errors": sum(1 for call in env.trace if call.error),
-                         "error": output.error or (answer.error if answer else None)})
-    con.close()
-    return rows
-
-
-def summarize(rows: list[dict]) -> list[dict]:
-    """Mean F1 and EM rate per (agent, level)."""
-    groups: dict[tuple, list[dict]] = {}
-    for row in rows:
-        groups.setdefault((row["agent"], row["level"]), []).append(row)
-    return [{"agent": agent, "level": level, "instances": len(group),
-             "f1": sum(r["f1"] for r in group) / len(group),
-             "em": sum(r["exact_match"] for r in group) / len(group),
-             "tool_calls": sum(r["tool_calls"] for r in group) / len(group)}
-            for (agent, level), group in sorted(groups.items())]

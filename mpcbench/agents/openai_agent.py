@@ -24,9 +24,9 @@ import asyncio
 import time
 from dataclasses import asdict, dataclass
 
-from ..answers import SUBMIT_TOOL_NAME, ParsedAnswer, parse_submission, parse_text_answer, submit_tool
+from ..episode.answers import SUBMIT_TOOL_NAME, ParsedAnswer, parse_submission, parse_text_answer, submit_tool
+from ..episode.contract import AgentOutput, Environment, ToolCall
 from ..llm import ChatClient, InfrastructureError
-from .base import AgentOutput, Environment, ToolCall
 
 TOOL_CHOICES = ("auto", "required", "none")
 

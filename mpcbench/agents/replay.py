@@ -14,28 +14,8 @@ Two ways, chosen by what the recorded run was:
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from ..answers import ParsedAnswer, parse_submission, parse_text_answer
-from .base import AgentOutput, Environment
-
-
-def answer_from_record(answer: dict | None, level: int) -> ParsedAnswer | None:
-    """A journal answer ({"path", "raw", "candidates", ...}) parsed again from its raw text; one
-    with no raw text is rebuilt from its stored candidates."""
-    from ..answers import Candidate
-
-    if not answer or answer.get("path") is None:
-        return None
-    raw, path = answer.get("raw"), answer.get("path")
-    if raw is not None and path == "tool":
-        return parse_submission(raw, level)
-    if raw is not None and path == "text":
-        return parse_text_answer(raw, level)
-    candidates = tuple(Candidate(c.get("start"), c.get("room_id"), c.get("raw") or "", c.get("problem"))
-                       for c in answer.get("candidates") or [])
-    return ParsedAnswer(candidates, bool(answer.get("parse_ok")), path or "tool", answer.get("error"))
+from ..episode.answers import answer_from_record
+from ..episode.contract import AgentOutput, Environment
 
 
 class TrajectoryReplayAgent:
@@ -66,14 +46,3 @@ class TrajectoryReplayAgent:
         self.out.answer = answer_from_record(answers.get(turn), env.level)
         self.out.turns = turn
         return self.out
-
-
-def recorded_run(run_dir: str | Path) -> tuple[dict, dict[tuple[str, int], dict]]:
-    """(run.json, the journal's last record per (instance_id, trial)) of a recorded run."""
-    run_dir = Path(run_dir)
-    config_path = run_dir / "run.json"
-    if not config_path.exists():
-        raise FileNotFoundError(f"{run_dir} holds no run.json: not a run directory")
-    config = json.loads(config_path.read_text())
-    from ..eval import read_journal  # eval imports agents; import late
-    return config, read_journal(run_dir / "journal.jsonl")

@@ -10,6 +10,9 @@ of the window against every constraint (DESIGN.md sections 2-3) and book a room 
 
 If it misses the oracle's answer on some instance, either this file is wrong or the tools do
 not show something the oracle uses: the test suite runs it on every instance of every level.
+
+Long because it is a whole solver kept apart from the oracle on purpose: readers for every tool's
+text format, the prompt and the tags, and the constraint check, in one place.
 """
 
 from __future__ import annotations
@@ -20,9 +23,9 @@ import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
-from ..answers import SUBMIT_TOOL_NAME, parse_submission
-from ..tags import parse_tags
-from .base import AgentOutput, Environment
+from ..episode.answers import SUBMIT_TOOL_NAME, parse_submission
+from ..episode.contract import AgentOutput, Environment
+from ..world.tags import parse_tags
 
 GRID = dt.timedelta(minutes=15)
 DAY = dt.timedelta(days=1)

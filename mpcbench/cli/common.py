@@ -1,0 +1,45 @@
+"""What every command shares: the consoles, the `--db` option, one-line errors, opening the
+warehouse and parsing `--levels`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import duckdb
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from ..warehouse import db
+
+
+# Tables stay readable when the output is a pipe or a file (rich assumes 80 columns there).
+console = Console(width=None if sys.stdout.isatty() else 140)
+err = Console(stderr=True)
+DbOption = Annotated[Path, typer.Option("--db", help="The DuckDB file to write or read.")]
+
+
+def fail(message: str, code: int = 1) -> None:
+    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True, highlight=False)
+    raise typer.Exit(code)
+
+
+def open_db(path: Path, read_only: bool = True) -> duckdb.DuckDBPyConnection:
+    if not path.exists():
+        fail(f"{path} does not exist; run `mpcbench build` first (or pass --db)")
+    try:
+        return db.connect(path, read_only=read_only)
+    except duckdb.Error as e:
+        fail(f"cannot open {path}: {e}")
+
+
+def parse_levels(text: str) -> tuple[int, ...]:
+    try:
+        levels = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
+    except ValueError:
+        levels = ()
+    if not levels or not set(levels) <= {1, 2, 3}:
+        fail(f"--levels takes a comma-separated subset of 1,2,3, not {text!r}", 2)
+    return levels

@@ -1,0 +1,62 @@
+"""`mpcbench export` and `mpcbench import`: the dataset files (DESIGN.md section 5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ..dataset.export import export_dataset
+from ..dataset.importer import import_dataset
+from ..dataset.validate import DatasetError
+from ..errors import UserError
+from ..warehouse import db
+from .common import DbOption, console, err, fail, open_db
+
+
+def export_command(
+    directory: Annotated[Path, typer.Argument(help="Where to write worlds/, instances/, oracles/ and schema/.")],
+    db_path: DbOption = db.DEFAULT_DB,
+) -> None:
+    """Write the dataset files (DESIGN.md section 5): worlds, instances, gold answers, JSON Schemas."""
+    con = open_db(db_path)
+    try:
+        exported = export_dataset(con, directory)
+    except UserError as e:
+        fail(str(e))
+    finally:
+        con.close()
+    counts = ", ".join(f"level {e.level}: {e.instances} instances" for e in exported)
+    typer.echo(f"Exported {counts} to {directory}")
+
+
+def import_command(
+    directory: Annotated[Path, typer.Argument(help="A directory laid out as `mpcbench export` writes it.")],
+    db_path: DbOption = db.DEFAULT_DB,
+) -> None:
+    """Check dataset files and load them into a new DuckDB file, re-labelling every instance with
+    the oracle. Any problem: all of them are listed and nothing is written."""
+    try:
+        report = import_dataset(directory, db_path)
+    except DatasetError as e:
+        err.print(f"[bold red]error:[/] {escape(str(directory))} cannot be imported ({e.total} problem(s)); "
+                  f"{escape(str(db_path))} was not touched", highlight=False)
+        for line in e.errors:
+            typer.echo(line, err=True)
+        if e.total > len(e.errors):
+            typer.echo(f"... and {e.total - len(e.errors)} more", err=True)
+        raise typer.Exit(1)
+    except UserError as e:
+        fail(str(e))
+    table = Table(title=f"Imported {directory} into {db_path}")
+    for column in ("level", "world", "instances", "fewer than N feasible (kept)", "gold differs from oracles/"):
+        table.add_column(column, justify="right")
+    for lv in report.levels:
+        table.add_row(str(lv.level), lv.world_id, str(lv.instances), str(lv.too_few_feasible),
+                      "no file" if lv.gold_differs is None else str(lv.gold_differs))
+    console.print(table)
+    for note in report.notes:
+        typer.echo(f"note: {note}")

@@ -1,0 +1,162 @@
+"""`mpcbench eval`, `mpcbench rescore` and `mpcbench report`: the commands on eval runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from ..errors import UserError
+from ..harness.ablation import run_ablation
+from ..harness.config import AGENTS, EvalConfig
+from ..harness.rescore import rescore
+from ..harness.runner import Progress as EvalProgress, run_eval
+from ..report.load import parse_prices
+from ..report.render import make_report
+from ..warehouse import db
+from .common import console, err, fail, parse_levels
+
+
+class BarProgress(EvalProgress):
+    """A rich progress bar with the running mean F1, EM and error counts."""
+
+    def __init__(self, bar: Progress, name: str = "eval"):
+        self.bar, self.task, self.name = bar, None, name
+        self.f1: list[float] = []
+        self.em = self.infra = self.parse = 0
+
+    def start(self, total: int, done: int) -> None:
+        self.task = self.bar.add_task(self.name, total=total, completed=done, stats="")
+
+    def episode(self, record: dict, f1: float | None, exact: bool | None) -> None:
+        if record.get("error"):
+            self.infra += 1
+        else:
+            self.f1.append(f1 or 0.0)
+            self.em += bool(exact)
+            self.parse += not (record["answers"] and record["answers"][-1].get("parse_ok"))
+        mean = sum(self.f1) / len(self.f1) if self.f1 else 0.0
+        stats = (f"F1 {mean:.2f} · EM {self.em}/{len(self.f1)} · parse failures {self.parse} · "
+                 f"infra errors {self.infra}")
+        self.bar.update(self.task, advance=1, stats=stats)
+
+
+def print_summary(title: str, summary: list[dict]) -> None:
+    table = Table(title=title)
+    for column in ("level", "episodes", "mean F1", "EM rate", "parse failures", "infra errors", "tool calls",
+                   "tokens in/out"):
+        table.add_column(column, justify="right")
+    for s in summary:
+        table.add_row(str(s["level"]), str(s["episodes"]),
+                      "—" if s["mean_f1"] is None else f"{s['mean_f1']:.3f}",
+                      "—" if s["em_rate"] is None else f"{s['em_rate']:.0%}",
+                      str(s["parse_failures"]), str(s["infrastructure_errors"]), f"{s['mean_tool_calls']:.1f}",
+                      f"{s['mean_prompt_tokens']:.0f}/{s['mean_completion_tokens']:.0f}")
+    console.print(table)
+
+
+def eval_command(
+    agent: Annotated[str, typer.Option(help=f"The agent: {', '.join(AGENTS)}.")] = "scripted",
+    model: Annotated[str | None, typer.Option(help="The model name (--agent openai).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="An OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
+                                                      "(default: the SDK's, or $OPENAI_BASE_URL).")] = None,
+    api_key_env: Annotated[str, typer.Option(help="The environment variable that holds the key.")] = "OPENAI_API_KEY",
+    levels: Annotated[str, typer.Option(help="Levels to run, e.g. 1,2,3.")] = "1,2,3",
+    instances: Annotated[int | None, typer.Option(min=1, help="The first N instances of each level (default: all).")] = None,
+    instance: Annotated[list[str] | None, typer.Option(help="Run this instance (repeatable).")] = None,
+    trials: Annotated[int, typer.Option(min=1, help="Episodes per instance (trial t sends seed + t - 1).")] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, help="Episodes at a time.")] = 8,
+    temperature: Annotated[float | None, typer.Option(help="Sampling temperature (sent as given).")] = 0.0,
+    seed: Annotated[int | None, typer.Option(help="Seed sent to the model (and the random agent).")] = 0,
+    max_steps: Annotated[int, typer.Option(min=1, help="Model calls per episode.")] = 30,
+    timeout: Annotated[float, typer.Option(min=0.01, help="Seconds per model call before it is retried.")] = 60.0,
+    max_retries: Annotated[int, typer.Option(min=0, help="Retries per model call (429, 5xx, timeouts, bad bodies).")] = 5,
+    tool_choice: Annotated[str, typer.Option(help="auto | required | none (small models need required).")] = "auto",
+    parallel_tool_calls: Annotated[bool | None, typer.Option(
+        "--parallel-tool-calls/--no-parallel-tool-calls", help="Send parallel_tool_calls (default: not sent).")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="max_tokens per reply (default: not sent).")] = None,
+    mode: Annotated[str, typer.Option(help="tools: the level's tools; context: no tools, every source in the "
+                                           "prompt.")] = "tools",
+    max_turns: Annotated[int, typer.Option(min=1, help="Answers per episode: after a wrong one, feedback and "
+                                                       "another turn (needs --feedback).")] = 1,
+    feedback: Annotated[str, typer.Option(help="none | binary | rule (from the violation views) | llm "
+                                               "(--feedback-model rewrites the rule facts).")] = "none",
+    feedback_detail: Annotated[str, typer.Option(help="count (how many are wrong) | which (which ones) | why "
+                                                      "(which constraint and source each breaks).")] = "why",
+    feedback_model: Annotated[str | None, typer.Option(help="The model that writes llm feedback (same "
+                                                            "endpoint).")] = None,
+    ablation: Annotated[bool, typer.Option(help="Run the four MINT configurations (baseline, tools only, "
+                                                "feedback only, full) into one directory.")] = False,
+    replay_from: Annotated[Path | None, typer.Option("--from", help="The run to replay (--agent replay).")] = None,
+    out: Annotated[Path | None, typer.Option(help="The run directory (default build/runs/<run_id>).")] = None,
+    resume: Annotated[bool, typer.Option(help="Finish the run in --out: run only its missing episodes.")] = False,
+    retry_errors: Annotated[bool, typer.Option(help="With --resume: run again the episodes that ended in an "
+                                                      "infrastructure error.")] = False,
+    overwrite: Annotated[bool, typer.Option(help="Delete the run already in --out and start it again.")] = False,
+    db_path: Annotated[Path, typer.Option("--db", help="The DuckDB file to read.")] = db.DEFAULT_DB,
+) -> None:
+    """Run an agent on the benchmark's instances and write runs/candidates/tool_calls Parquet tables.
+
+    The key is read from the environment (OPENAI_API_KEY or --api-key-env) and never written anywhere."""
+    if resume and out is None:
+        fail("--resume needs --out RUN_DIR", 2)
+    config = EvalConfig(agent=agent, db=str(db_path), levels=parse_levels(levels), instances=instances,
+                        instance_ids=tuple(instance or ()), trials=trials, concurrency=concurrency,
+                        out=str(out) if out else None, model=model, base_url=base_url, api_key_env=api_key_env,
+                        temperature=temperature, seed=seed, max_steps=max_steps, timeout_s=timeout,
+                        max_retries=max_retries, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
+                        max_tokens=max_tokens, replay_from=str(replay_from) if replay_from else None,
+                        mode=mode, max_turns=max_turns, feedback=feedback, feedback_detail=feedback_detail,
+                        feedback_model=feedback_model)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                  console=err, transient=True) as bar:
+        try:
+            if ablation:
+                results = run_ablation(config, resume=resume, overwrite=overwrite,
+                                       progress=lambda name: BarProgress(bar, name))
+            else:
+                results = [("eval", run_eval(config, resume=resume, retry_errors=retry_errors, overwrite=overwrite,
+                                             progress=BarProgress(bar)))]
+        except UserError as e:
+            fail(str(e))
+    for name, result in results:
+        label = f" ({name})" if ablation and name != result.run_id else ""
+        print_summary(f"Run {result.run_id}{label}: {result.episodes} episodes ({result.ran} run now)",
+                      result.summary)
+    where = results[0][1].run_dir.parent if ablation else results[0][1].run_dir
+    console.print(f"Results: {where}/ (runs, turns, candidates, tool_calls and failures .parquet, run.json"
+                  f"{'; ablation.json' if ablation else ''})", markup=False, highlight=False)
+
+
+def rescore_command(
+    run: Annotated[Path, typer.Argument(help="A run directory (build/runs/RUN).")],
+    db_path: Annotated[Path | None, typer.Option("--db", help="The build to score against "
+                                                              "(default: the one in run.json).")] = None,
+    force: Annotated[bool, typer.Option(help="Score even if the build's content hash differs.")] = False,
+) -> None:
+    """Recompute every score and table of a run from its stored trajectories (after a grader change)."""
+    try:
+        meta = rescore(run, db_path, force=force)
+    except UserError as e:
+        fail(str(e))
+    print_summary(f"Rescored {meta['run_id']} (grader {meta['grader_version']})", meta["summary"])
+
+
+def report_command(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories (or ablation directories) to report on, side by side.")],
+    out: Annotated[Path | None, typer.Option(help="Where to write report.md, report.html and the plots "
+                                                  "(default reports/<run>).")] = None,
+    price: Annotated[list[str] | None, typer.Option(help="MODEL=IN,OUT: US$ per million prompt and completion "
+                                                         "tokens, for the cost column (repeatable).")] = None,
+) -> None:
+    """Write a report over one or more runs: F1 with bootstrap intervals, EM, failure causes, source
+    coverage, tokens; Markdown, PNG plots and one self-contained HTML file."""
+    try:
+        written = make_report(runs, out, prices=parse_prices(price or []))
+    except UserError as e:
+        fail(str(e))
+    console.print(f"Report: {written / 'report.md'} and {written / 'report.html'}", markup=False, highlight=False)

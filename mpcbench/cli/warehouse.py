@@ -1,0 +1,159 @@
+"""`mpcbench build`, `info`, `sql`, `explain` and `version`: the commands on the warehouse."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import duckdb
+import sqlglot
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from sqlglot import exp
+
+from .. import __version__
+from ..errors import UserError
+from ..warehouse import db
+from ..warehouse.build import BuildError, build
+from ..warehouse.explain import explain as explain_instance
+from ..world.config import ConfigError
+from .common import DbOption, console, err, fail, open_db, parse_levels
+
+
+def build_command(
+    db_path: DbOption = db.DEFAULT_DB,
+    levels: Annotated[str, typer.Option(help="Levels to build, e.g. 1,2,3.")] = "1,2,3",
+    instances: Annotated[int | None, typer.Option(min=1, help="Instances per level (default: each world config's).")] = None,
+    worlds: Annotated[Path | None, typer.Option(help="Directory of world_level{1,2,3}.toml configs.")] = None,
+    jobs: Annotated[int | None, typer.Option(min=1, help="Levels built at once, in worker processes (default: "
+                                                         "one per core). The result does not depend on it.")] = None,
+) -> None:
+    """Generate the worlds and instances, label them with the SQL oracle, write the DuckDB file."""
+    chosen = parse_levels(levels)
+    started = dt.datetime.now()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        tasks = {level: bar.add_task(f"level {level}", total=None) for level in chosen}
+
+        def progress(level: int, stage: str, done: int, total: int) -> None:
+            bar.update(tasks[level], description=f"level {level}: {stage}", completed=done, total=total)
+
+        try:
+            results = build(db_path, chosen, instances, worlds, progress, jobs or os.cpu_count() or 1)
+        except (ConfigError, BuildError, UserError) as e:
+            fail(str(e))
+    seconds = (dt.datetime.now() - started).total_seconds()
+    table = Table(title=f"Built {db_path} in {seconds:.1f} s")
+    for column in ("level", "instances", "candidates", "too few feasible", "calendar not needed",
+                   "policy not needed", "threads not needed", "rooms not needed"):
+        table.add_column(column, justify="right")
+    for r in results:
+        s = r.stats
+        table.add_row(str(r.config.level), str(len(r.instances)), str(s["candidates_sampled"]),
+                      str(s["too_few_feasible"]), str(s["calendar_not_needed"]),
+                      str(s["policy_not_needed"]), str(s["threads_not_needed"]),
+                      str(s["rooms_not_needed"]))
+    console.print(table)
+    console.print(f"Explore it: duckdb {db_path}  (or: mpcbench sql \"select * from oracle_answers limit 10\")")
+
+
+def print_rows(title: str, cursor: duckdb.DuckDBPyConnection) -> None:
+    table = Table(title=title)
+    for d in cursor.description:
+        table.add_column(d[0])
+    for row in cursor.fetchall():
+        table.add_row(*("" if v is None else str(v) for v in row))
+    console.print(table)
+
+
+def info(db_path: DbOption = db.DEFAULT_DB) -> None:
+    """Counts per level, how the build sampled and discarded instances, and what built it."""
+    con = open_db(db_path)
+    print_rows("Levels", db.query(con, "level_counts"))
+    print_rows("Build stats (discards and necessity rejections)",
+               con.execute("select * from build_stats order by level"))
+    print_rows("Build info", con.execute("select key, value from build_info order by key"))
+
+
+def check_read_only(query: str) -> None:
+    try:
+        statements = [s for s in sqlglot.parse(query, read="duckdb") if s is not None]
+    except sqlglot.errors.ParseError as e:
+        fail(f"not valid SQL: {e}", 2)
+    if len(statements) != 1:
+        fail(f"give exactly one statement (got {len(statements)})", 2)
+    statement = statements[0]
+    if not isinstance(statement, (exp.Select, exp.SetOperation)) and not (
+            isinstance(statement, exp.With) and isinstance(statement.this, exp.Select)):
+        fail(f"only SELECT (or WITH ... SELECT) queries are allowed, not {statement.key.upper()}", 2)
+
+
+def sql(
+    query: Annotated[str, typer.Argument(help="One SELECT statement.")],
+    db_path: DbOption = db.DEFAULT_DB,
+    max_rows: Annotated[int, typer.Option(help="Rows to print at most.")] = 50,
+) -> None:
+    """Run one read-only query on the warehouse and print the result as a table."""
+    check_read_only(query)
+    con = open_db(db_path)
+    try:
+        relation = con.sql(query)
+    except duckdb.Error as e:
+        fail(f"query failed: {e}", 2)
+    print(relation.limit(max_rows))
+
+
+def explain(
+    instance_id: Annotated[str, typer.Argument(help="e.g. L2-0007")],
+    start: Annotated[list[str] | None, typer.Option(help="A start to explain (YYYY-MM-DDTHH:MM); repeatable.")] = None,
+    db_path: DbOption = db.DEFAULT_DB,
+) -> None:
+    """Show an instance's prompt, requirements and gold answer, and every constraint that kills a start."""
+    try:
+        starts = [dt.datetime.fromisoformat(s) for s in start or []]
+    except ValueError as e:
+        fail(f"--start must look like 2026-03-03T09:15 ({e})", 2)
+    con = open_db(db_path)
+    try:
+        result = explain_instance(con, instance_id, starts)
+    except UserError as e:
+        fail(str(e))
+    inst = result["instance"]
+    console.rule(f"{inst['instance_id']} (level {inst['level']}, {inst['world_id']})")
+    console.print(inst["prompt"], markup=False)
+    console.print(f"\nnow {inst['now']}   window {inst['window_start']} .. {inst['window_end']}")
+    console.print(f"requirements: participants {inst['participants']}, {inst['duration_minutes']} min, "
+                  f"N={inst['n']}, policy {inst['policy_id']}, tie_break {inst['tie_break']}, "
+                  f"room min_capacity={inst['room_min_capacity']} features={inst['room_features']} "
+                  f"building={inst['room_building']}", markup=False)
+    console.print(f"feasible starts: {inst['n_feasible']}")
+    gold = Table(title="Gold answer")
+    for column in ("rank", "start", "end", "room_id"):
+        gold.add_column(column)
+    for g in result["gold"]:
+        gold.add_row(str(g["rank"]), f"{g['starts_at']:%Y-%m-%dT%H:%M}", f"{g['ends_at']:%Y-%m-%dT%H:%M}",
+                      g["room_id"] or "")
+    console.print(gold)
+    table = Table(title="Why these starts are not in the answer" if not start else "Violations")
+    for column in ("start", "constraint", "source", "rule / tag / event", "source row"):
+        table.add_column(column)
+    for v in result["violations"]:
+        table.add_row(f"{v['starts_at']:%Y-%m-%dT%H:%M}", v["constraint_kind"], v["source"],
+                      v["constraint_id"], f"{v['source_table']}.{v['source_row_id']}")
+    console.print(table)
+    killed = {v["starts_at"] for v in result["violations"]}
+    for s in result["starts"]:
+        if s not in killed:
+            console.print(f"{s:%Y-%m-%dT%H:%M}: breaks no time constraint"
+                          + (" (at level 3: no fitting room is free, or it is later than the first N)"
+                             if inst["level"] == 3 else " (it is feasible; later than the first N?)"))
+
+
+def version() -> None:
+    """Print the versions of MPCBench and of the engines it uses."""
+    console.print(f"mpcbench {__version__}, duckdb {duckdb.__version__}, sqlglot {sqlglot.__version__}, "
+                  f"python {sys.version.split()[0]}")

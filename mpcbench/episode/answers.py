@@ -1,0 +1,321 @@
+"""The answer format (DESIGN.md section 7): the `submit_candidates` tool and the plain-text fallback.
+
+Two paths give one `ParsedAnswer`:
+
+- `parse_submission` (path "tool"): the tool's arguments, validated against `submit_schema`.
+  Bad arguments give parse_ok=False and a short error to send back to the model as the tool
+  result. The schema checks the *shape* of `start` (`YYYY-MM-DDTHH:MM`, nothing else);
+  meaning (a real date and hour, the 15-minute grid) is judged by `normalize_start`.
+- `parse_text_answer` (path "text"): the JSON found in a model's final text. Lenient about
+  wrappers (code fences, prose, a bare list or a single candidate, trailing commas, Python
+  dict literals read with `ast.literal_eval`, key aliases such as `time` or `room`, a space
+  instead of `T`, `:00` seconds); strict about meaning (nothing is rounded or invented).
+  When several JSON values appear, the last candidate-shaped one wins (models restate).
+
+A candidate with a `problem` is certainly wrong but still counts as a predicted candidate.
+Decisions: a UTC offset (`Z`, `+00:00`) is a problem, since times are local wall clock; the
+start keeps the digits as written. Non-zero seconds give start=None (no rounding). An
+out-of-window start is not judged here (the scorer knows the window). At levels 1-2 the
+text path drops any room_id; at level 3 a missing room_id is a problem.
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass
+
+import jsonschema
+
+SUBMIT_TOOL_NAME = "submit_candidates"
+START_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$"
+_START_FORMAT = "YYYY-MM-DDTHH:MM (local wall-clock time, no seconds, no offset)"
+_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})[Tt ]\s*(\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?"
+                   r"\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?")
+_CLOCK_ONLY = re.compile(r"\s*\d{1,2}:\d{2}(:\d{2})?\s*")
+_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]')
+_MAX_DEPTH = 32
+_OPENER = re.compile(r"[{\[]")
+_JSON_START = re.compile(r"[{\[]\s*[\"'{\[]")  # an opener that starts JSON, not prose like "[see"
+_DATE_PREFIX = re.compile(r"\s*\d{4}-\d{2}-\d{2}")
+_START_KEYS = ("start", "start_time", "starttime", "starts_at", "start_at", "time", "slot", "datetime")
+_ROOM_KEYS = ("room_id", "roomid", "room")
+_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number",
+               float: "number", type(None): "null"}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    start: str | None  # normalized YYYY-MM-DDTHH:MM, or None when it cannot be read
+    room_id: str | None
+    raw: str  # the candidate as the model wrote it (JSON text)
+    problem: str | None  # why it is certainly wrong, or None
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    candidates: tuple[Candidate, ...]
+    parse_ok: bool
+    path: str  # "tool" or "text"
+    error: str | None
+
+
+def submit_schema(level: int) -> dict:
+    """JSON Schema of the submit_candidates arguments (OpenAI function-parameters format)."""
+    _check_level(level)
+    item: dict = {"type": "object", "properties": {"start": {
+        "type": "string", "pattern": START_PATTERN,
+        "description": f"Meeting start, {_START_FORMAT}, e.g. 2026-03-02T09:30."}},
+        "required": ["start"], "additionalProperties": False}
+    if level == 3:
+        item["properties"]["room_id"] = {"type": "string", "minLength": 1,
+                                         "description": "The room_id of the room booked for this start."}
+        item["required"] = ["start", "room_id"]
+    return {"type": "object",
+            "properties": {"candidates": {"type": "array", "items": item,
+                                          "description": "The proposed meetings, earliest first."}},
+            "required": ["candidates"], "additionalProperties": False}
+
+
+def submit_tool(level: int) -> dict:
+    """The OpenAI tool entry for submit_candidates at this level."""
+    what = "start time and room_id" if level == 3 else "start time"
+    return {"type": "function", "function": {
+        "name": SUBMIT_TOOL_NAME,
+        "description": f"Submit the final answer: the candidate meetings, each with its {what}. "
+                       f"Times are {_START_FORMAT}.",
+        "parameters": submit_schema(level)}}
+
+
+def normalize_start(value: object) -> tuple[str | None, str | None]:
+    """(start, problem) for one start value; the one place that judges what a time means."""
+    match = _TIME.fullmatch(value.strip()) if isinstance(value, str) else None
+    if not match:
+        return None, "not a time"
+    year, month, day, hour, minute, seconds, fraction, offset = match.groups()
+    try:
+        dt.datetime(int(year), int(month), int(day), int(hour), int(minute), int(seconds or 0))
+    except ValueError as exc:
+        return None, f"not a time: {exc}"
+    if int(seconds or 0) or float(fraction or 0):
+        return None, "seconds are not zero"
+    start = f"{year}-{month}-{day}T{int(hour):02d}:{minute}"
+    problems = []
+    if offset:
+        problems.append(f"has a UTC offset ({offset}); times are local wall clock")
+    if minute not in ("00", "15", "30", "45"):
+        problems.append("off the 15-minute grid")
+    return start, "; ".join(problems) or None
+
+
+def parse_submission(arguments: str | dict, level: int) -> ParsedAnswer:
+    """The structured path: submit_candidates arguments, as a JSON string or a dict."""
+    _check_level(level)
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            return _failed("tool", f"arguments are not valid JSON: {exc.msg} at char {exc.pos}")
+        except (ValueError, RecursionError) as exc:
+            return _failed("tool", f"arguments are not valid JSON: {exc}")
+    validator = jsonschema.Draft202012Validator(submit_schema(level))
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: [str(p).zfill(9) for p in e.absolute_path])
+    if errors:
+        messages = [_describe(error, level) for error in errors[:3]]
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        return _failed("tool", "; ".join(messages) + more)
+    candidates = []
+    for item in arguments["candidates"]:
+        start, problem = normalize_start(item["start"])
+        candidates.append(Candidate(start, item.get("room_id"), _raw(item), problem))
+    return ParsedAnswer(tuple(candidates), True, "tool", None)
+
+
+def parse_text_answer(text: str, level: int) -> ParsedAnswer:
+    """The lenient path: the last candidate-shaped JSON value in a model's plain-text answer."""
+    _check_level(level)
+    text = text or ""
+    if not text.strip():
+        return _failed("text", "the answer is empty")
+    values, cut_at = _json_values(text)
+    for value in reversed(values):
+        items = _candidate_items(value, depth=0)
+        if items is not None:
+            return ParsedAnswer(tuple(_text_candidate(item, level) for item in items), True, "text", None)
+    if cut_at is not None:
+        return _failed("text", f"the JSON answer is cut off (unclosed bracket at char {cut_at})")
+    if values:
+        return _failed("text", 'no candidates in the JSON (expected {"candidates": [{"start": ...}]})')
+    return _failed("text", "no JSON answer found in the text")
+
+
+def _check_level(level: int) -> None:
+    if level not in (1, 2, 3):
+        raise ValueError(f"level must be 1, 2 or 3, not {level!r}")
+
+
+def _failed(path: str, error: str) -> ParsedAnswer:
+    return ParsedAnswer((), False, path, error)
+
+
+def _raw(item: object) -> str:
+    return json.dumps(item, ensure_ascii=False, default=repr)
+
+
+def _where(path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out or "arguments"
+
+
+def _describe(error: jsonschema.ValidationError, level: int) -> str:
+    """One schema error as a short sentence the model can act on."""
+    where, instance = _where(error.absolute_path), error.instance
+    if error.validator == "required":
+        missing = [key for key in error.validator_value if key not in instance]
+        suffix = " at level 3" if missing == ["room_id"] else ""
+        return "; ".join(f"{_where([*error.absolute_path, key])} is required{suffix}" for key in missing)
+    if error.validator == "additionalProperties":
+        extra = sorted(set(instance) - set(error.schema.get("properties", {})))
+        if extra == ["room_id"]:
+            return f"{where}.room_id is not allowed at level {level} (rooms are only used at level 3)"
+        allowed = ", ".join(error.schema.get("properties", {}))
+        return f"{where} has unexpected keys {', '.join(map(repr, extra))} (allowed: {allowed})"
+    if error.validator == "type":
+        return f"{where} must be {'an' if error.validator_value in ('object', 'array') else 'a'} " \
+               f"{error.validator_value}, got {_JSON_TYPES.get(type(instance), type(instance).__name__)}"
+    if error.validator == "pattern":
+        return f"{where} must be {_START_FORMAT}, got {instance!r}"
+    if error.validator == "minLength":
+        return f"{where} must not be empty"
+    return f"{where}: {error.message}"
+
+
+def _json_values(text: str) -> tuple[list, int | None]:
+    """Every top-level JSON (or Python-literal) value in the text, in order, and where a cut-off
+    JSON value starts (None if none). Scanning stops at a cut-off value: nothing inside it is
+    trusted, so a truncated answer never yields its first few candidates as if complete."""
+    values, pos = [], 0
+    while opener := _OPENER.search(text, pos):
+        pos, end = opener.start(), _balanced_end(text, opener.start())
+        if end is None:
+            if _JSON_START.match(text, pos):
+                return values, pos
+            pos += 1
+            continue
+        value = _loads_lenient(text[pos:end])
+        if value is _NOT_JSON:
+            pos += 1
+        else:
+            values.append(value)
+            pos = end
+    return values, None
+
+
+def _balanced_end(text: str, pos: int) -> int | None:
+    """Index just past the bracket that closes the one at pos (double-quoted strings skipped);
+    None if it never closes. Nesting deeper than any answer ends the span early (it will not
+    parse), which keeps the scan linear on hostile text."""
+    depth = 0
+    for token in _STRUCTURE.finditer(text, pos):
+        if token.group() in ("{", "["):
+            depth += 1
+            if depth > _MAX_DEPTH:
+                return token.end()
+        elif token.group() in ("}", "]"):
+            depth -= 1
+            if depth == 0:
+                return token.end()
+    return None
+
+
+_NOT_JSON = object()
+_TRAILING_COMMA = re.compile(r'("(?:[^"\\]|\\.)*")|,(\s*[}\]])')
+
+
+def _loads_lenient(span: str) -> object:
+    """JSON; else JSON without trailing commas; else a Python literal (single quotes, True/None)."""
+    if '"' not in span and "'" not in span:
+        return _NOT_JSON  # holds no string, so no start time: not worth parsing
+    for attempt in (span, _TRAILING_COMMA.sub(lambda m: m.group(1) or m.group(2), span)):
+        try:
+            return json.loads(attempt)
+        except (ValueError, RecursionError):  # ValueError also covers JSONDecodeError, huge ints
+            pass
+    try:
+        return ast.literal_eval(span)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _NOT_JSON
+
+
+def _field(item: dict, keys: tuple[str, ...]) -> object:
+    lowered = {str(key).lower(): value for key, value in item.items()}
+    return next((lowered[key] for key in keys if key in lowered), None)
+
+
+def _is_candidate_dict(value: object) -> bool:
+    return isinstance(value, dict) and _field(value, _START_KEYS + _ROOM_KEYS) is not None
+
+
+def _candidate_items(value: object, depth: int) -> list | None:
+    """The candidate items in a parsed JSON value, or None if it is not candidate-shaped."""
+    if depth > 4:
+        return None
+    if isinstance(value, dict):
+        inner = _field(value, ("candidates",))
+        if isinstance(inner, list):
+            return inner
+        if isinstance(inner, dict) or _is_candidate_dict(value):
+            return [inner if isinstance(inner, dict) else value]
+        nested = (_candidate_items(child, depth + 1) for child in value.values())
+        return next((items for items in nested if items is not None), None)
+    if isinstance(value, list) and value:
+        if all(_is_candidate_dict(item) for item in value):
+            return value
+        if all(isinstance(item, str) and _DATE_PREFIX.match(item) for item in value):
+            return value
+    if isinstance(value, str) and depth > 0 and value.lstrip()[:1] in ("{", "["):
+        parsed = _loads_lenient(value)
+        return None if parsed is _NOT_JSON else _candidate_items(parsed, depth + 1)
+    return None
+
+
+def _text_candidate(item: object, level: int) -> Candidate:
+    if isinstance(item, dict):
+        value, room = _field(item, _START_KEYS), _field(item, _ROOM_KEYS)
+        date = _field(item, ("date", "day"))
+        if isinstance(value, str) and isinstance(date, str) and _CLOCK_ONLY.fullmatch(value):
+            value = f"{date.strip()} {value.strip()}"
+    else:
+        value, room = item, None
+    start, problem = normalize_start(value)
+    if value is None and isinstance(item, dict):
+        problem = "start is missing"
+    elif not isinstance(item, (dict, str)):
+        problem = "not a candidate object"
+    if isinstance(room, int) and not isinstance(room, bool):
+        room = str(room)
+    room = (room.strip() or None) if isinstance(room, str) else None
+    if level < 3:
+        room = None
+    elif room is None:
+        problem = "; ".join(filter(None, [problem, "room_id is missing"]))
+    return Candidate(start, room, _raw(item), problem)
+
+
+def answer_from_record(answer: dict | None, level: int) -> ParsedAnswer | None:
+    """A journal answer ({"path", "raw", "candidates", ...}) parsed again from its raw text; one
+    with no raw text is rebuilt from its stored candidates."""
+    if not answer or answer.get("path") is None:
+        return None
+    raw, path = answer.get("raw"), answer.get("path")
+    if raw is not None and path == "tool":
+        return parse_submission(raw, level)
+    if raw is not None and path == "text":
+        return parse_text_answer(raw, level)
+    candidates = tuple(Candidate(c.get("start"), c.get("room_id"), c.get("raw") or "", c.get("problem"))
+                       for c in answer.get("candidates") or [])
+    return ParsedAnswer(candidates, bool(answer.get("parse_ok")), path or "tool", answer.get("error"))

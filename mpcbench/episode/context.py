@@ -1,0 +1,123 @@
+"""Context mode: no tools, every source of the instance pasted into the prompt.
+
+    env = ContextEnvironment(ToolEnvironment(con, "L2-0007"))
+    env.prompt      # the instance prompt, then one section per tool call that reads a source
+    env.tools       # []: the agent is offered only submit_candidates
+
+The sources are rendered exactly as the tools render them, one section per call, headed by the
+call (`### read_thread {"thread_id": "PRJ-00042-t1", "page": 1}`), every page of paged tools:
+the current time; every person's calendar over the window plus a day each side (busy intervals
+at levels 1-2, every event with its status at level 3); every policy (level 1: as JSON) or the
+whole policy handbook (levels 2-3); every thread of the instance's project, with the project's
+thread list; at level 3 the whole people directory, the room table and every room's bookings.
+Noise stays in (other policies, cancelled events, chatter), as the tools would show it.
+
+A model agent sees only the prompt. The offline agents are programs, not readers: in context
+mode their tool calls are still answered (from the same renderers over the same rows that the
+prompt holds), so for them the two modes differ only in the prompt.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+from .answers import SUBMIT_TOOL_NAME
+from .contract import ToolCall
+from .toolfiles import ToolError
+from .tools import ToolEnvironment
+
+DAY = dt.timedelta(days=1)
+CONTEXT_HEADER = ("\n\n# The internal sources\n\nNo tools are available: everything the internal sources hold "
+                  "for this request is below, one section per lookup, exactly as the systems show it. "
+                  "Answer with submit_candidates.\n")
+
+
+def _ids(env: ToolEnvironment, sql: str, **binds) -> list[str]:
+    return [row[0] for row in env.con.execute(sql, {"world_id": env.world_id, **binds}).fetchall()]
+
+
+def source_calls(env: ToolEnvironment) -> list[tuple[str, dict]]:
+    """The first call of every section, in prompt order (paging adds the later pages)."""
+    instance = env.con.execute("select window_start, window_end, project_id from instances where instance_id = $id",
+                               {"id": env.instance_id}).fetchone()
+    first, last = (str(instance[0] - DAY), str(instance[1] + DAY))
+    people = _ids(env, "select person_id from people where world_id = $world_id order by person_id")
+    calendar = "list_events" if env.level == 3 else "get_busy_intervals"
+    calls: list[tuple[str, dict]] = [("get_current_time", {})]
+    calls += [(calendar, {"person_id": p, "start_date": first, "end_date": last}) for p in people]
+    if env.level == 1:
+        calls.append(("list_policies", {}))
+        calls += [("get_policy", {"policy_id": p}) for p in
+                  _ids(env, "select policy_id from policies where world_id = $world_id order by policy_id")]
+        return calls
+    calls += [("read_policy_doc", {"doc_id": d}) for d in
+              _ids(env, "select doc_id from policy_docs where world_id = $world_id order by doc_id")]
+    calls.append(("list_threads", {"project_id": instance[2]}))
+    calls += [("read_thread", {"thread_id": t}) for t in _ids(
+        env, "select thread_id from threads where world_id = $world_id and project_id = $project_id "
+             "order by position", project_id=instance[2])]
+    if env.level == 3:
+        calls += [("get_person", {"person_id": p}) for p in people]
+        calls.append(("list_rooms", {}))
+        calls += [("get_room_availability", {"room_id": r, "start_date": first, "end_date": last}) for r in
+                  _ids(env, "select room_id from rooms where world_id = $world_id order by room_id")]
+    return calls
+
+
+def _pages(env: ToolEnvironment, name: str, args: dict):
+    """(arguments, text) of every page of one call."""
+    params = {p.name for p in env._tools[name].params}
+    if "page" in params:
+        page = 1
+        while True:
+            try:
+                yield {**args, "page": page}, env.run(name, {**args, "page": page})
+            except ToolError:
+                return
+            page += 1
+    elif "cursor" in params:
+        cursor = 0
+        while cursor is not None:
+            sent = {**args, "limit": 50, "cursor": cursor}
+            text = env.run(name, sent)
+            yield sent, text
+            cursor = json.loads(text).get("next_cursor")
+    else:
+        yield args, env.run(name, args)
+
+
+def context_sections(env: ToolEnvironment) -> list[tuple[str, dict, str]]:
+    """(tool, arguments, text) of every section."""
+    return [(name, sent, text) for name, args in source_calls(env) for sent, text in _pages(env, name, args)]
+
+
+def context_prompt(env: ToolEnvironment) -> str:
+    sections = [f"### {name} {json.dumps(args, ensure_ascii=False)}\n{text}"
+                for name, args, text in context_sections(env)]
+    return env.prompt + CONTEXT_HEADER + "\n\n".join(sections) + "\n"
+
+
+class ContextEnvironment:
+    """An environment for context mode (implements episode.contract.Environment): the prompt holds
+    the sources and no tool is offered. `call` still answers the offline agents (see above)."""
+
+    def __init__(self, inner: ToolEnvironment, *, answer_calls: bool = False):
+        self.inner, self.answer_calls = inner, answer_calls
+        self.instance_id, self.level = inner.instance_id, inner.level
+        self.request, self.prompt = inner.request, context_prompt(inner)
+        self.tools: list = []
+        self.trace = inner.trace
+
+    def call(self, name: str, arguments: str | dict | None = None, *, turn: int = 1) -> str:
+        if self.answer_calls:
+            return self.inner.call(name, arguments, turn=turn)
+        error = (f"there is no tool named {str(name)[:60]!r}: no tools are offered here, the sources are in "
+                 f"the prompt; answer with {SUBMIT_TOOL_NAME}")
+        sent = arguments if isinstance(arguments, str) else json.dumps(arguments or {}, default=repr)
+        self.trace.append(ToolCall(turn=turn, step=len(self.trace) + 1, tool=str(name)[:200], arguments=sent,
+                                   result=f"error: {error}", latency_ms=0.0, error=error))
+        return f"error: {error}"
+
+    def close(self) -> None:
+        self.inner.close()

@@ -1,0 +1,119 @@
+"""Agent tools: one `sql/tools/<name>.sql` file per tool, whose header is its only definition.
+
+    >>> env = ToolEnvironment(con, "L3-0007")
+    >>> [spec.name for spec in env.tools][:3]
+    ['get_busy_intervals', 'get_current_time', 'get_person']
+    >>> env.call("search_people", {"query": "Ana"})
+    '{"query": "Ana", "total": 2, "people": [...], "remaining": 0, "next_cursor": null}'
+
+`ToolEnvironment.call` never raises for anything an agent can send: unknown tools, non-JSON
+arguments, schema violations, bad dates and unknown ids all come back as a short text that
+starts with "error:", and every call is recorded in `trace`.
+
+The tools are defined in `toolfiles`, their arguments checked in `arguments`, their rows
+rendered in `render`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import duckdb
+
+from .answers import SUBMIT_TOOL_NAME
+from .arguments import check_arguments, short_value
+from .contract import ToolCall, ToolSpec
+from .render import RENDER, Result, fetch_rows, page_count, plural
+from .toolfiles import PLACEHOLDER, Tool, ToolError, catalog
+
+
+class ToolEnvironment:
+    """One episode's tools over the warehouse (implements episode.contract.Environment).
+
+    It binds the instance's world and "now" itself, so no argument reaches another world, and
+    queries through its own cursor of `con`, so environments can run in threads side by side."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, instance_id: str):
+        self.con = con.cursor()
+        found = self.con.execute("select level, world_id, prompt, now from instances where instance_id = $id",
+                                 {"id": instance_id}).fetchall()
+        if not found:
+            self.con.close()
+            raise KeyError(f"no instance {instance_id!r} in the database")
+        self.instance_id = instance_id
+        self.level, self.world_id, self.prompt, self.now = found[0]
+        self.request = self.prompt
+        self._tools = {tool.name: tool for tool in catalog(self.level)}
+        self.tools: list[ToolSpec] = [tool.spec for tool in self._tools.values()]
+        self.trace: list[ToolCall] = []
+
+    def call(self, name: str, arguments: str | dict | None = None, *, turn: int = 1) -> str:
+        started = time.perf_counter()
+        error = None
+        try:
+            text = self.run(name, arguments)
+        except ToolError as exc:
+            error = str(exc)
+        except Exception as exc:  # a tool bug must not end the episode; the trace keeps it
+            error = f"the tool failed ({type(exc).__name__}); try other arguments or another tool"
+        if error is not None:
+            text = f"error: {error}"
+        latency_ms = (time.perf_counter() - started) * 1000
+        sent = arguments if isinstance(arguments, str) else json.dumps(
+            {} if arguments is None else arguments, ensure_ascii=False, default=repr)
+        self.trace.append(ToolCall(turn=turn, step=len(self.trace) + 1, tool=str(name), arguments=sent,
+                                   result=text, latency_ms=latency_ms, error=error))
+        return text
+
+    def run(self, name: str, arguments: str | dict | None) -> str:
+        """The tool's text; ToolError for a call the agent can fix."""
+        tool = self._tools.get(name) if isinstance(name, str) else None
+        if tool is None:
+            if name == SUBMIT_TOOL_NAME:
+                raise ToolError(f"{SUBMIT_TOOL_NAME} is handled by the agent loop, not by this environment")
+            raise ToolError(f"there is no tool named {short_value(name)}; the tools are: {', '.join(self._tools)}")
+        try:
+            args = check_arguments(tool, arguments)
+        except ToolError as exc:
+            raise ToolError(f"{exc}. Usage: {tool.signature()}") from None
+        result = self._query(tool, args)
+        if not result.rows:
+            if tool.paging == "page" and result.total:  # paged past the end
+                pages = page_count(result.total, tool.page_size)
+                raise ToolError(f"{args[tool.params[0].name]} has {plural(pages, 'page')}; "
+                                f"page {args['page']} does not exist")
+            if tool.not_found and not (tool.exists_sql and self._exists(tool, args)):
+                raise ToolError(tool.not_found.format(
+                    **{k: short_value(v) if isinstance(v, str) else v for k, v in args.items()}))
+        return RENDER[tool.render](tool, result, args)
+
+    def _execute(self, sql: str, binds: dict, used: frozenset[str]) -> list[dict]:
+        return fetch_rows(self.con.execute(sql, {k: v for k, v in binds.items() if k in used}))
+
+    def _query(self, tool: Tool, args: dict) -> Result:
+        binds = {"world_id": self.world_id, "now": self.now, "page_size": tool.page_size, **args}
+        rows = self._execute(tool.sql, binds, tool.binds)
+        if not tool.paging or tool.render == "document":  # a document is paged by its renderer
+            return Result(rows)
+        if rows:
+            return Result(rows, rows[0]["total"])
+        start = {"cursor": 0} if tool.paging == "cursor" else {"page": 1}
+        if all(args[k] == v for k, v in start.items()):
+            return Result(rows, 0)
+        first = self._execute(tool.sql, {**binds, **start}, tool.binds)  # how many are there?
+        return Result(rows, first[0]["total"] if first else 0)
+
+    def _exists(self, tool: Tool, args: dict) -> bool:
+        binds = {"world_id": self.world_id, **args}
+        used = frozenset(PLACEHOLDER.findall(tool.exists_sql))
+        return bool(self._execute(tool.exists_sql, binds, used))
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> "ToolEnvironment":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

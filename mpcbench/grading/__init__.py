@@ -1,0 +1,1 @@
+"""Grading answers: scores and failure causes (`scoring`), and feedback after a wrong answer (`feedback`)."""

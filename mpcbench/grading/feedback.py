@@ -1,0 +1,140 @@
+"""Language feedback between turns (the MINT protocol), derived from the oracle's constraint lineage.
+
+    giver = FeedbackGiver(con, kind="rule", detail="why")
+    text = await giver.give("L2-0007", answer, turn=1, max_turns=3)   # None: it was an exact match
+
+After an answer that is not an exact match, and while turns remain, the harness sends the agent
+one of these and lets it continue:
+
+- `binary`: only that the answer is not correct;
+- `rule`: plain language from the violation views (`scoring.score_episodes`), at a detail of
+  `count` (how many candidates are wrong), `which` (which ones) or `why` (which constraint each
+  breaks, and the source and rule, tag or event behind it);
+- `llm`: a model (through the same client, `--feedback-model`) rewrites the `rule` facts.
+
+Feedback names only the agent's own candidates and never a gold one: it says a candidate is
+wrong, or valid but not among the earliest, never which start would have been right.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import duckdb
+
+from ..episode.answers import SUBMIT_TOOL_NAME, ParsedAnswer
+from .scoring import Episode, TurnAnswer, score_episodes
+
+KINDS = ("none", "binary", "rule", "llm")
+DETAILS = ("count", "which", "why")
+
+SOURCE_NAMES = {"calendar": "calendar", "policy": "policy", "threads": "project threads",
+                "rooms": "room system", "answer": "answer format"}
+# what breaking each constraint kind means, in the words of the one who reads the feedback
+KIND_TEXT = {
+    "busy": "overlaps a participant's confirmed or tentative event",
+    "working_hours": "is not within the policy's working hours",
+    "blackout": "overlaps the policy's daily blackout window",
+    "buffer": "leaves less than the policy's buffer before or after a participant's event",
+    "no_meeting_weekdays": "falls on a weekday the policy keeps free of meetings",
+    "min_notice": "gives less notice than the policy's minimum",
+    "max_meetings_per_day": "falls on a day when a participant already has the policy's maximum of meetings",
+    "deadline": "ends after the project's deadline",
+    "ban": "overlaps a period the project's threads rule out",
+    "ooo": "overlaps a participant's out-of-office time",
+    "no_room": "has no fitting room free",
+    "unknown_room": "names a room that does not exist",
+    "room_unfit": "names a room that does not meet the meeting's room needs",
+    "room_booked": "names a room that is booked then",
+    "room_tie_break": "names a room that fits and is free, but the tie-break rule picks another one",
+    "unreadable": "cannot be read as a time YYYY-MM-DDTHH:MM",
+    "utc_offset": "carries a time-zone offset (give local wall-clock times)",
+    "off_grid": "is not on the 15-minute grid",
+    "room_missing": "names no room",
+    "out_of_window": "is outside the requested window",
+}
+LLM_SYSTEM = """\
+You review a colleague's proposed meeting times for a scheduling request. Below are the facts a
+checker found about their answer. Rewrite them as short, clear feedback in plain language that
+helps them fix the answer. Use only these facts: do not guess or propose any meeting time, room
+or rule that the facts do not state."""
+
+
+def _label(candidate: dict, level: int) -> str:
+    start = candidate["start"] if candidate["start"] is not None else repr(candidate["raw"])
+    return f"{start} in room {candidate['room_id']}" if level == 3 and candidate["room_id"] else start
+
+
+def _why(candidate: dict) -> str:
+    if candidate["is_duplicate"]:
+        return "repeats an earlier candidate"
+    if not candidate["violation_details"]:
+        if candidate["feasible"]:
+            return "is valid, but earlier valid starts exist: the answer must be the earliest ones"
+        return "is not one of the valid starts"
+    reasons = []
+    for kind, source, constraint_id in dict.fromkeys(candidate["violation_details"]):
+        where = SOURCE_NAMES.get(source, source)
+        ident = f": {constraint_id}" if constraint_id and constraint_id != kind and source != "answer" else ""
+        reasons.append(f"{KIND_TEXT.get(kind, kind)} ({where}{ident})")
+    return "; ".join(reasons)
+
+
+def rule_text(level: int, answer_row: dict, candidates: list[dict], detail: str) -> str:
+    """Feedback on one scored answer (a `score_episodes` answer row and its candidate rows)."""
+    if not answer_row["parse_ok"]:
+        return (f"Your answer could not be read ({answer_row['parse_error'] or 'no answer'}). Call "
+                f"{SUBMIT_TOOL_NAME} with the candidates in the documented format.")
+    wrong = [c for c in candidates if not c["in_gold"] or c["is_duplicate"]]
+    lines = ["Your answer is not correct yet."]
+    if wrong:
+        lines.append(f"{len(wrong)} of your {len(candidates)} candidates {'is' if len(wrong) == 1 else 'are'} wrong"
+                     + (":" if detail != "count" else "."))
+        if detail != "count":
+            lines += [f"- {_label(c, level)}" + (f": {_why(c)}" if detail == "why" else "") for c in wrong]
+    distinct = answer_row["n_pred"] - sum(1 for c in candidates if c["is_duplicate"])
+    if distinct < answer_row["n_gold"]:
+        lines.append("The answer has fewer candidates than the request asks for.")
+    elif distinct > answer_row["n_gold"]:
+        lines.append("The answer has more candidates than the request asks for.")
+    lines.append(f"Fix it and call {SUBMIT_TOOL_NAME} again.")
+    return "\n".join(lines)
+
+
+class FeedbackGiver:
+    """Scores an answer against the oracle and words the feedback (see the module docstring)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, kind: str = "rule", detail: str = "why", client=None):
+        if kind not in KINDS or detail not in DETAILS:
+            raise ValueError(f"feedback must be one of {KINDS} and detail one of {DETAILS}")
+        if kind == "llm" and client is None:
+            raise ValueError("llm feedback needs a chat client (--feedback-model)")
+        self.con, self.kind, self.detail, self.client = con, kind, detail, client
+
+    def facts(self, instance_id: str, level: int, answer: ParsedAnswer | None) -> str | None:
+        """The rule feedback on the answer, or None if it is an exact match."""
+        scored = score_episodes(self.con, [Episode(instance_id, 1, level, [TurnAnswer(1, answer)])])
+        row = scored.answers[0]
+        if row["exact_match"]:
+            return None
+        return rule_text(level, row, scored.candidates, self.detail)
+
+    async def give(self, instance_id: str, level: int, answer: ParsedAnswer | None, *, turn: int,
+                   max_turns: int) -> str | None:
+        """What the harness says after turn `turn`, or None when it says nothing (exact match,
+        no turns left, or feedback `none`). An endpoint failure of `llm` raises InfrastructureError."""
+        if self.kind == "none" or turn >= max_turns:
+            return None
+        facts = await asyncio.to_thread(self.facts, instance_id, level, answer)
+        if facts is None:
+            return None
+        left = max_turns - turn
+        tail = f"\n({left} more answer{'s' if left != 1 else ''} allowed.)"
+        if self.kind == "binary":
+            return f"Your answer is not correct. Call {SUBMIT_TOOL_NAME} again with a corrected answer." + tail
+        if self.kind == "rule":
+            return facts + tail
+        result = await self.client.complete({"messages": [{"role": "system", "content": LLM_SYSTEM},
+                                                          {"role": "user", "content": facts}]})
+        text = (result.message.get("content") or "").strip() or facts
+        return f"{text}\nCall {SUBMIT_TOOL_NAME} again with a corrected answer." + tail

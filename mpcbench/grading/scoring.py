@@ -1,0 +1,305 @@
+"""Scores and failure causes of agents' answers (DESIGN.md section 7).
+
+    >>> s = score_keys([("2026-03-02T09:00", None)], [("2026-03-02T09:00", None), ("2026-03-02T09:30", None)])
+    >>> (s.precision, s.recall, round(s.f1, 3), s.exact_match, s.first_correct)
+    (1.0, 0.5, 0.667, False, True)
+
+A candidate's key is its start at levels 1-2 and (start, room_id) at level 3. Precision, recall
+and F1 compare the set of predicted keys with the oracle's N keys (a repeated key counts once);
+exact match iff the sets are equal. A candidate the parser flagged (unreadable, off the grid,
+with a UTC offset, no room at level 3) is a wrong prediction of its own. Rank-aware scores:
+`first_correct` (the first candidate is the oracle's first) and `ndcg` (graded: the oracle's
+rank-1 candidate is worth N, its last one 1, so the right set in the wrong order scores < 1).
+
+Failure causes are computed in SQL (`sql/queries/eval_*.sql`): the predicted candidates go into
+a temporary table and are joined with the constraint views (`int_violations`, room fit and
+bookings, `oracle_candidates`), and the tool trace says which sources the agent read, through
+`TOOL_SOURCES`. `score_episodes` runs it all on one cursor of the warehouse.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, field
+
+import duckdb
+
+from ..episode.answers import Candidate, ParsedAnswer
+from ..timestamps import TIME_FORMAT
+from ..warehouse.db import SQL_DIR, records
+
+GRADER_VERSION = "1"
+
+# Which source a tool reads (a call that answered without error counts as reading it). Tools
+# that only list ids or find pages (list_policies, list_threads, search_policy_docs,
+# list_projects, get_current_time) read no constraint source. Used unless the tool catalog says
+# otherwise (a `source` attribute on a tool).
+TOOL_SOURCES = {
+    "get_busy_intervals": "calendar",
+    "list_events": "calendar",
+    "get_policy": "policy",
+    "read_policy_doc": "policy",
+    "read_thread": "threads",
+    "search_messages": "threads",
+    "list_rooms": "rooms",
+    "get_room_availability": "rooms",
+    "search_people": "directory",
+    "get_person": "directory",
+}
+
+
+def tool_sources() -> dict[str, str]:
+    """Tool name -> source, from the catalog where a tool declares one, else TOOL_SOURCES."""
+    mapping = dict(TOOL_SOURCES)
+    try:
+        from ..episode.toolfiles import all_tools
+        for name, tool in all_tools().items():
+            if source := getattr(tool, "source", None):
+                mapping[name] = source
+    except ImportError:  # the tools module is optional for scoring stored runs
+        pass
+    return mapping
+
+
+# --- keys and set scores ---------------------------------------------------------------------
+
+Key = tuple
+
+
+def candidate_key(level: int, candidate: Candidate, position: int) -> Key:
+    """The candidate's key; a flagged candidate gets a key of its own that matches nothing."""
+    if candidate.start is None or candidate.problem:
+        return ("invalid", position)
+    return (candidate.start, candidate.room_id if level == 3 else None)
+
+
+@dataclass(frozen=True)
+class KeyScores:
+    n_pred: int
+    n_distinct: int
+    n_correct: int
+    n_gold: int
+    precision: float
+    recall: float
+    f1: float
+    exact_match: bool
+    first_correct: bool
+    ndcg: float
+
+
+def score_keys(predicted: list[Key], gold: list[Key]) -> KeyScores:
+    """Set scores of predicted keys (in the submitted order) against the gold keys (by rank)."""
+    distinct = list(dict.fromkeys(predicted))
+    rank = {key: i for i, key in enumerate(gold, start=1)}
+    correct = sum(1 for key in distinct if key in rank)
+    precision = correct / len(distinct) if distinct else 0.0
+    recall = correct / len(gold) if gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    n = len(gold)
+    dcg = sum((n - rank[key] + 1) / math.log2(i + 1) for i, key in enumerate(distinct, start=1) if key in rank)
+    ideal = sum((n - i + 1) / math.log2(i + 1) for i in range(1, n + 1))
+    return KeyScores(n_pred=len(predicted), n_distinct=len(distinct), n_correct=correct, n_gold=n,
+                     precision=precision, recall=recall, f1=f1, exact_match=bool(gold) and set(distinct) == set(gold),
+                     first_correct=bool(predicted and gold) and predicted[0] == gold[0],
+                     ndcg=dcg / ideal if ideal else 0.0)
+
+
+def problem_kinds(level: int, candidate: Candidate) -> list[str]:
+    """What the parser found wrong with a candidate, as constraint kinds of the source 'answer'."""
+    problem = candidate.problem or ""
+    kinds = []
+    if candidate.start is None:
+        kinds.append("unreadable")
+    if "UTC offset" in problem:
+        kinds.append("utc_offset")
+    if "grid" in problem:
+        kinds.append("off_grid")
+    if level == 3 and "room_id is missing" in problem:
+        kinds.append("room_missing")
+    if problem and not kinds:
+        kinds.append("bad_candidate")
+    return kinds
+
+
+# --- episodes --------------------------------------------------------------------------------
+
+@dataclass
+class TurnAnswer:
+    turn: int
+    answer: ParsedAnswer | None
+
+
+@dataclass
+class Episode:
+    """What scoring needs of one finished episode."""
+    instance_id: str
+    trial: int
+    level: int
+    answers: list[TurnAnswer]                          # one per turn, in order (may be empty)
+    tool_calls: list[dict] = field(default_factory=list)   # {"turn", "tool", "error"}
+    error: str | None = None                           # infrastructure error: not scored
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.instance_id, self.trial)
+
+
+@dataclass
+class Scored:
+    answers: list[dict]      # one per (instance, trial, turn): scores, failure cause, coverage
+    candidates: list[dict]   # one per predicted candidate
+    failures: list[dict]     # one per (answer, cause)
+
+    def final(self) -> dict[tuple[str, int], dict]:
+        """The last turn's scores of each episode."""
+        out: dict[tuple[str, int], dict] = {}
+        for row in self.answers:
+            out[(row["instance_id"], row["trial"])] = row
+        return out
+
+
+def read_sql(name: str) -> str:
+    return (SQL_DIR / "queries" / f"{name}.sql").read_text()
+
+
+def gold_keys(con: duckdb.DuckDBPyConnection, instance_ids: list[str]) -> dict[str, list[Key]]:
+    """The oracle's keys per instance, by rank."""
+    gold: dict[str, list[Key]] = {instance_id: [] for instance_id in instance_ids}
+    for row in records(con.execute(read_sql("eval_gold"), {"instance_ids": list(instance_ids)})):
+        gold[row["instance_id"]].append(
+            (row["starts_at"].strftime(TIME_FORMAT), row["room_id"] if row["level"] == 3 else None))
+    return gold
+
+
+def quick_score(level: int, answer: ParsedAnswer | None, gold: list[Key]) -> KeyScores:
+    """Set scores only (no database): for progress bars."""
+    candidates = answer.candidates if answer is not None and answer.parse_ok else ()
+    return score_keys([candidate_key(level, c, i) for i, c in enumerate(candidates, 1)], gold)
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: str, rows: list[dict]) -> None:
+    con.execute(f"create temp table {table} ({columns})")
+    if rows:
+        con.execute(f"insert into {table} by name select unnest($rows, recursive := true)", {"rows": rows})
+
+
+def _materialize(con: duckdb.DuckDBPyConnection, table: str, query: str) -> None:
+    con.execute(f"create temp table {table} as\n{read_sql(query)}")
+
+
+def _starts_at(start: str | None) -> dt.datetime | None:
+    try:
+        return dt.datetime.strptime(start, TIME_FORMAT) if start else None
+    except ValueError:
+        return None
+
+
+def score_episodes(con: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> Scored:
+    """Score every turn's answer of the episodes (infrastructure errors are left out) and explain
+    every miss with the SQL in sql/queries/eval_*.sql. Runs on a fresh cursor of `con`."""
+    scored = [e for e in episodes if e.error is None]
+    cur = con.cursor()
+    try:
+        gold = gold_keys(cur, sorted({e.instance_id for e in scored}))
+        predictions, answer_rows, calls = [], [], []
+        for e in scored:
+            for call in e.tool_calls:
+                calls.append({"instance_id": e.instance_id, "trial": e.trial, "turn": int(call.get("turn") or 1),
+                              "tool": str(call["tool"]), "error": call.get("error")})
+            for ta in e.answers:
+                answer = ta.answer
+                candidates = answer.candidates if answer is not None and answer.parse_ok else ()
+                keys = [candidate_key(e.level, c, i) for i, c in enumerate(candidates, 1)]
+                s = score_keys(keys, gold[e.instance_id])
+                seen: set = set()
+                for position, (c, key) in enumerate(zip(candidates, keys), 1):
+                    predictions.append({
+                        "instance_id": e.instance_id, "trial": e.trial, "turn": ta.turn, "position": position,
+                        "start_text": c.start, "starts_at": _starts_at(c.start),
+                        "room_id": c.room_id if e.level == 3 else None, "raw": c.raw,
+                        "problem": c.problem, "problem_kinds": problem_kinds(e.level, c),
+                        "is_duplicate": key in seen})
+                    seen.add(key)
+                answer_rows.append({
+                    "instance_id": e.instance_id, "trial": e.trial, "turn": ta.turn, "level": e.level,
+                    "parse_ok": bool(answer is not None and answer.parse_ok),
+                    "answer_path": answer.path if answer is not None else None,
+                    "parse_error": answer.error if answer is not None else "no answer",
+                    "n_distinct_pred": s.n_distinct, "n_gold": s.n_gold, "scores": s})
+        _insert(cur, "eval_predictions",
+                "instance_id varchar, trial integer, turn integer, position integer, start_text varchar, "
+                "starts_at timestamp, room_id varchar, raw varchar, problem varchar, problem_kinds varchar[], "
+                "is_duplicate boolean", predictions)
+        _insert(cur, "eval_episodes",
+                "instance_id varchar, trial integer, turn integer, level integer, parse_ok boolean, "
+                "n_distinct_pred integer, n_gold integer",
+                [{k: r[k] for k in ("instance_id", "trial", "turn", "level", "parse_ok", "n_distinct_pred", "n_gold")}
+                 for r in answer_rows])
+        _insert(cur, "eval_tool_calls", "instance_id varchar, trial integer, turn integer, tool varchar, error varchar",
+                calls)
+        _insert(cur, "eval_tool_sources", "tool varchar, source varchar",
+                [{"tool": t, "source": s} for t, s in sorted(tool_sources().items())])
+        _materialize(cur, "eval_source_reads", "eval_source_reads")
+        _materialize(cur, "eval_checked", "eval_candidate_checks")
+        _materialize(cur, "eval_failure_rows", "eval_failures")
+        checked = {(r["instance_id"], r["trial"], r["turn"], r["position"]): r
+                   for r in records(cur.execute("select * from eval_checked"))}
+        failures = records(cur.execute("select * from eval_failure_rows order by all"))
+        primary = {(r["instance_id"], r["trial"], r["turn"]): r
+                   for r in records(cur.execute(read_sql("eval_primary_causes")))}
+        coverage = {(r["instance_id"], r["trial"], r["turn"]): r
+                    for r in records(cur.execute(read_sql("eval_source_coverage")))}
+    finally:
+        cur.close()
+
+    candidates = []
+    for p in predictions:
+        c = checked[(p["instance_id"], p["trial"], p["turn"], p["position"])]
+        violations = c["violations"]
+        candidates.append({
+            "instance_id": p["instance_id"], "trial": p["trial"], "turn": p["turn"], "position": p["position"],
+            "start": p["start_text"], "room_id": p["room_id"], "raw": p["raw"], "problem": p["problem"],
+            "in_gold": bool(c["in_gold"]), "gold_rank": c["gold_rank"], "feasible": bool(c["feasible"]),
+            "is_duplicate": bool(c["is_duplicate"]),
+            "violations": sorted({v["constraint_kind"] for v in violations}),
+            "violation_sources": sorted({v["source"] for v in violations}),
+            "violation_rows": [f"{v['constraint_kind']}:{v['constraint_id']}@{v['source_table']}.{v['source_row_id']}"
+                               for v in violations],
+            "violation_details": [(v["constraint_kind"], v["source"], v["constraint_id"]) for v in violations]})
+    answers = []
+    for r in answer_rows:
+        key = (r["instance_id"], r["trial"], r["turn"])
+        s: KeyScores = r.pop("scores")
+        cov = coverage.get(key, {})
+        cause = primary.get(key) if not s.exact_match else None
+        answers.append({
+            **{k: r[k] for k in ("instance_id", "trial", "turn", "level", "parse_ok", "answer_path", "parse_error")},
+            "n_pred": s.n_pred, "n_correct": s.n_correct, "n_gold": s.n_gold,
+            "precision": s.precision, "recall": s.recall, "f1": s.f1, "exact_match": s.exact_match,
+            "first_correct": s.first_correct, "ndcg": s.ndcg,
+            **cause_columns(cause),
+            "sources_required": list(cov.get("sources_required") or []),
+            "sources_read": list(cov.get("sources_read") or []),
+            "source_coverage": cov.get("source_coverage")})
+    for f in failures:
+        f["positions"] = list(f["positions"])
+    return Scored(answers, candidates, failures)
+
+
+def cause_columns(cause: dict | None) -> dict:
+    """failure_cause ('policy:blackout', 'ranking', 'parse_failure', ...), its source, stage and
+    a short detail naming the rule, tag or row behind it."""
+    if cause is None:
+        return {"failure_cause": None, "failure_source": None, "failure_stage": None, "failure_detail": None}
+    kind = cause["cause"]
+    label = f"{cause['source']}:{cause['constraint_kind']}" if kind == "violation" else kind
+    ids = list(cause.get("constraint_ids") or [])
+    detail = None
+    if kind in ("violation", "ranking", "unexplained"):
+        n = cause["n_candidates"]
+        detail = f"{n} candidate{'s' if n != 1 else ''}"
+        if ids:
+            detail += f"; {', '.join(ids[:3])}{' …' if len(ids) > 3 else ''}"
+    return {"failure_cause": label, "failure_source": cause["source"], "failure_stage": cause["stage"],
+            "failure_detail": detail}

@@ -1,0 +1,1 @@
+"""`mpcbench eval`: run agents on instances, journal every episode, write the result tables."""

@@ -1,0 +1,109 @@
+"""What defines an eval run: `EvalConfig` (saved in run.json, so a resume needs only the
+directory), the agents and modes it accepts, and the names of a run directory's files.
+
+    config = EvalConfig(agent="scripted", db="build/mpcbench.duckdb", levels=(1, 2), instances=5)
+    config.validate()                          # UserError on a bad option
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..agents.openai_agent import TOOL_CHOICES
+from ..errors import UserError
+from ..grading.feedback import DETAILS, KINDS
+from ..warehouse import db
+from .provenance import url_host
+
+
+OFFLINE = ("scripted", "calendar-only", "random")
+AGENTS = ("openai", *OFFLINE, "replay")
+MODES = ("tools", "context")
+JOURNAL = "journal.jsonl"
+CACHE = "llm_cache.jsonl"
+FEEDBACK_CACHE = "feedback_cache.jsonl"
+RUN_JSON = "run.json"
+DEFAULT_RUNS_DIR = Path("build/runs")
+RUN_FILES = (RUN_JSON, JOURNAL, CACHE, FEEDBACK_CACHE, "reference_calls.json", "runs.parquet",
+             "candidates.parquet", "tool_calls.parquet", "failures.parquet", "turns.parquet")
+
+
+@dataclass
+class EvalConfig:
+    """Everything that defines a run (saved in run.json, so a resume needs only the directory)."""
+    agent: str = "scripted"
+    db: str = str(db.DEFAULT_DB)
+    levels: tuple[int, ...] = (1, 2, 3)
+    instances: int | None = None            # per level: the first N (by position)
+    instance_ids: tuple[str, ...] = ()      # or exactly these
+    trials: int = 1
+    concurrency: int = 8
+    out: str | None = None                  # the run directory (default build/runs/<run_id>)
+    mode: str = "tools"                     # tools | context (no tools; every source in the prompt)
+    # turns and feedback (MINT): after a wrong answer, feedback and another turn, up to max_turns
+    max_turns: int = 1
+    feedback: str = "none"                  # none | binary | rule | llm
+    feedback_detail: str = "why"            # count | which | why (rule and llm)
+    feedback_model: str | None = None       # llm feedback: the model, on the same endpoint
+    # the openai agent
+    model: str | None = None
+    base_url: str | None = None             # only its host goes to run.json
+    api_key_env: str = "OPENAI_API_KEY"     # the variable's name, never its value
+    temperature: float | None = 0.0
+    seed: int | None = 0                    # trial t sends seed + t - 1
+    max_steps: int = 30
+    timeout_s: float = 60.0
+    max_retries: int = 5
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 30.0
+    tool_choice: str = "auto"
+    parallel_tool_calls: bool | None = None
+    max_tokens: int | None = None
+    # replay
+    replay_from: str | None = None
+
+    def validate(self) -> None:
+        if self.agent not in AGENTS:
+            raise UserError(f"--agent must be one of {', '.join(AGENTS)}, not {self.agent!r}")
+        if self.agent == "openai" and not self.model:
+            raise UserError("--agent openai needs --model")
+        if self.agent == "replay" and not self.replay_from:
+            raise UserError("--agent replay needs --from RUN_DIR")
+        if self.mode not in MODES:
+            raise UserError(f"--mode must be one of {', '.join(MODES)}")
+        if self.feedback not in KINDS:
+            raise UserError(f"--feedback must be one of {', '.join(KINDS)}, not {self.feedback!r}")
+        if self.feedback_detail not in DETAILS:
+            raise UserError(f"--feedback-detail must be one of {', '.join(DETAILS)}, not {self.feedback_detail!r}")
+        if self.max_turns < 1:
+            raise UserError("--max-turns must be at least 1")
+        if (self.max_turns > 1) != (self.feedback != "none"):
+            raise UserError("--max-turns above 1 and --feedback other than none go together: a later turn "
+                            "starts only from feedback")
+        if self.feedback == "llm" and not self.feedback_model:
+            raise UserError("--feedback llm needs --feedback-model (a model on the same endpoint)")
+        if self.trials < 1 or self.concurrency < 1 or self.max_steps < 1:
+            raise UserError("--trials, --concurrency and --max-steps must be at least 1")
+        if not set(self.levels) <= {1, 2, 3} or not self.levels:
+            raise UserError("--levels takes a subset of 1,2,3")
+        if self.tool_choice not in TOOL_CHOICES:
+            raise UserError(f"--tool-choice must be one of {', '.join(TOOL_CHOICES)}")
+
+    def public(self) -> dict:
+        """The options as saved: the base URL reduced to its host."""
+        out = dataclasses.asdict(self)
+        out["levels"], out["instance_ids"] = list(self.levels), list(self.instance_ids)
+        out.pop("base_url")
+        out["base_url_host"] = url_host(self.base_url)
+        return out
+
+    @classmethod
+    def from_public(cls, saved: dict, **override) -> "EvalConfig":
+        known = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in saved.items() if k in known}
+        values["levels"] = tuple(values.get("levels") or (1, 2, 3))
+        values["instance_ids"] = tuple(values.get("instance_ids") or ())
+        values.update(override)
+        return cls(**values)

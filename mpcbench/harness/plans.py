@@ -1,0 +1,103 @@
+"""How each episode's agent is made: an `AgentPlan` per run (the openai agent with its client and
+response cache, an offline agent by name, or the replay of a recorded run), and which episodes
+(instance, level, trial) a config asks for."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import duckdb
+
+from ..agents import make_agent
+from ..agents.openai_agent import AgentOptions, OpenAIAgent
+from ..agents.replay import TrajectoryReplayAgent
+from ..errors import UserError
+from ..llm import ChatClient, EndpointConfig, ResponseCache
+from .config import CACHE, OFFLINE, RUN_JSON, EvalConfig
+from .journal import recorded_run
+
+
+@dataclass
+class AgentPlan:
+    """How to make the agent of each episode, and how to run it."""
+    make: Callable[[str, int], Any]           # (instance_id, trial) -> Agent
+    in_thread: bool                           # a synchronous agent: run it in a worker thread
+    agent: str
+    model: str | None
+    episodes: list[tuple[str, int]] | None = None   # replay: the recorded episodes
+    feedback_from: Path | None = None         # replay: the recorded run, whose feedback cache answers
+    close: Callable[[], Any] | None = None    # async cleanup
+    notes: list[str] = field(default_factory=list)
+
+
+def chat_client(config: EvalConfig, model: str, cache_path: Path, *, replay_only: bool = False):
+    """A client for `model` on the run's endpoint, with its retry options and a response cache."""
+    endpoint = EndpointConfig(model=model, base_url=config.base_url, api_key_env=config.api_key_env,
+                              timeout_s=config.timeout_s, max_retries=config.max_retries,
+                              backoff_base_s=config.backoff_base_s, backoff_max_s=config.backoff_max_s)
+    return ChatClient(endpoint, cache=ResponseCache(cache_path), replay_only=replay_only)
+
+
+def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = False, agent: str = "openai") -> AgentPlan:
+
+    client = chat_client(config, config.model, cache_path, replay_only=replay_only)
+
+    def make(instance_id: str, trial: int):
+        seed = None if config.seed is None else config.seed + trial - 1
+        return OpenAIAgent(client, AgentOptions(max_steps=config.max_steps, temperature=config.temperature, seed=seed,
+                                                tool_choice=config.tool_choice,
+                                                parallel_tool_calls=config.parallel_tool_calls,
+                                                max_tokens=config.max_tokens))
+
+    return AgentPlan(make, False, agent, config.model, close=client.aclose)
+
+
+def agent_plan(config: EvalConfig, run_dir: Path) -> AgentPlan:
+    if config.agent == "openai":
+        return _openai_plan(config, run_dir / CACHE)
+    if config.agent in OFFLINE:
+        return AgentPlan(lambda instance_id, trial: make_agent(config.agent, (config.seed or 0) + trial - 1),
+                         True, config.agent, None)
+    source_dir = Path(config.replay_from)
+    saved, records = recorded_run(source_dir)
+    episodes = sorted(records)
+    source = saved.get("options") or {}
+    if saved.get("agent") == "openai":
+        base = EvalConfig.from_public(source, base_url=None, out=config.out, concurrency=config.concurrency)
+        plan = _openai_plan(base, source_dir / CACHE, replay_only=True, agent="replay")
+    else:
+        plan = AgentPlan(lambda instance_id, trial: TrajectoryReplayAgent(records[(instance_id, trial)]),
+                         True, "replay", saved.get("model"))
+    plan.episodes = episodes
+    plan.feedback_from = source_dir
+    plan.notes.append(f"replay of {saved.get('run_id')} ({saved.get('agent')}, model {saved.get('model')})")
+    return plan
+
+
+REPLAYED = ("mode", "max_turns", "feedback", "feedback_detail", "feedback_model")
+
+
+def replayed_protocol(config: EvalConfig) -> EvalConfig:
+    """A replay runs the recorded run's mode, turns and feedback (they shape its conversations)."""
+    path = Path(config.replay_from) / RUN_JSON
+    saved = (json.loads(path.read_text()).get("options") or {}) if path.exists() else {}
+    return dataclasses.replace(config, **{k: saved[k] for k in REPLAYED if k in saved})
+
+
+def plan_episodes(con: duckdb.DuckDBPyConnection, config: EvalConfig) -> list[tuple[str, int, int]]:
+    """(instance_id, level, trial) of every episode, in level and position order."""
+    rows = con.execute(
+        "select instance_id, level, row_number() over (partition by level order by position) as k "
+        "from instances where list_contains($levels, level) "
+        "and (len($ids) = 0 or list_contains($ids, instance_id)) order by level, position",
+        {"levels": list(config.levels), "ids": list(config.instance_ids)}).fetchall()
+    if config.instance_ids:
+        missing = sorted(set(config.instance_ids) - {r[0] for r in rows})
+        if missing:
+            raise UserError(f"no such instance(s) at levels {','.join(map(str, config.levels))}: {', '.join(missing)}")
+    chosen = [(i, level) for i, level, k in rows if config.instances is None or k <= config.instances]
+    return [(i, level, trial) for i, level in chosen for trial in range(1, config.trials + 1)]

@@ -1,0 +1,23 @@
+"""The per-level summary of a run that run.json keeps and the CLI prints."""
+
+from __future__ import annotations
+
+
+def summarize(runs: list[dict]) -> list[dict]:
+    """Per level: episodes, mean F1 and EM rate over the scored ones, errors, calls and tokens."""
+    out = []
+    for level in sorted({r["level"] for r in runs}):
+        rows = [r for r in runs if r["level"] == level]
+        scored = [r for r in rows if not r.get("error")]
+        n = len(scored)
+        out.append({
+            "level": level, "episodes": len(rows), "scored": n,
+            "infrastructure_errors": len(rows) - n,
+            "mean_f1": sum(r["f1"] for r in scored) / n if n else None,
+            "em_rate": sum(bool(r["exact_match"]) for r in scored) / n if n else None,
+            "parse_failures": sum(1 for r in scored if not r.get("parse_ok")),
+            "mean_tool_calls": sum(r["tool_calls"] for r in rows) / len(rows),
+            "mean_prompt_tokens": sum(r.get("prompt_tokens") or 0 for r in rows) / len(rows),
+            "mean_completion_tokens": sum(r.get("completion_tokens") or 0 for r in rows) / len(rows),
+        })
+    return out

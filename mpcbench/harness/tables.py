@@ -1,0 +1,130 @@
+"""The result tables of a run, computed from its journal alone (`finalize`, which `mpcbench
+rescore` also runs):
+
+    runs.parquet        one row per (instance, trial): scores, failure cause, tokens, errors
+    turns.parquet       one row per answer turn, with the feedback given after it
+    candidates.parquet  one row per predicted candidate, checked against the oracle
+    tool_calls.parquet  one row per tool call (submit_candidates included)
+    failures.parquet    one row per (answer, failure cause), naming the constraint and source row
+    run.json            updated with the status, the grader's version and a summary per level
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from ..episode.answers import SUBMIT_TOOL_NAME
+from ..grading.scoring import GRADER_VERSION, Scored, score_episodes, tool_sources
+from .config import JOURNAL, RUN_JSON
+from .journal import episodes_from_journal, read_journal, write_json
+from .provenance import build_content_hash, sql_hash
+from .reference import reference_calls
+from .summary import summarize
+
+
+S, I, F, B, L = pl.String, pl.Int64, pl.Float64, pl.Boolean, pl.List(pl.String)
+RUNS_SCHEMA = {
+    "run_id": S, "instance_id": S, "level": I, "agent": S, "model": S, "mode": S, "trial": I, "turns": I,
+    "steps": I, "parse_ok": B, "answer_path": S, "parse_error": S, "n_pred": I, "n_correct": I, "n_gold": I,
+    "precision": F, "recall": F, "f1": F, "exact_match": B, "first_correct": B, "ndcg": F,
+    "failure_cause": S, "failure_source": S, "failure_stage": S, "failure_detail": S,
+    "sources_required": L, "sources_read": L, "source_coverage": F,
+    "max_turns": I, "feedback": S, "solved_turn": I,
+    "tool_calls": I, "tool_errors": I, "reference_tool_calls": I, "extra_tool_calls": I,
+    "prompt_tokens": I, "completion_tokens": I, "latency_s": F, "error": S, "error_kind": S,
+}
+CANDIDATES_SCHEMA = {
+    "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "position": I, "start": S, "room_id": S,
+    "in_gold": B, "gold_rank": I, "feasible": B, "violations": L, "violation_sources": L, "violation_rows": L,
+    "is_duplicate": B, "problem": S, "raw": S,
+}
+TOOL_CALLS_SCHEMA = {
+    "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "step": I, "tool": S, "source": S,
+    "arguments": S, "result_chars": I, "latency_ms": F, "error": S,
+}
+TURNS_SCHEMA = {
+    "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "parse_ok": B, "n_pred": I, "n_correct": I,
+    "precision": F, "recall": F, "f1": F, "exact_match": B, "failure_cause": S, "feedback_text": S,
+}
+FAILURES_SCHEMA = {
+    "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "cause": S, "source": S,
+    "constraint_kind": S, "constraint_id": S, "source_table": S, "source_row_id": S, "stage": S,
+    "n_candidates": I, "positions": pl.List(pl.Int64),
+}
+
+
+def _frame(rows: list[dict], schema: dict) -> pl.DataFrame:
+    return pl.from_dicts([{k: row.get(k) for k in schema} for row in rows], schema=schema)
+
+
+def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None = None) -> dict:
+    """Score the journal's episodes and write the tables and run.json's summary."""
+
+    meta = json.loads((run_dir / RUN_JSON).read_text())
+    run_id = meta["run_id"]
+    records = sorted(read_journal(run_dir / JOURNAL).values(),
+                     key=lambda r: (r["level"], r["instance_id"], r["trial"]))
+    scored: Scored = score_episodes(con, episodes_from_journal(records))
+    final = scored.final()
+    content_hash = meta.get("build", {}).get("content_sha256") or build_content_hash(con)
+    reference = reference_calls(run_dir, con, content_hash, sorted({r["instance_id"] for r in records}))
+    sources = tool_sources()
+    level_of = {r["instance_id"]: r["level"] for r in records}
+
+    options = meta.get("options") or {}
+    feedback_after = {(r["instance_id"], r["trial"], int(a.get("turn") or 1)): a.get("feedback")
+                      for r in records for a in r.get("answers") or []}
+    turns = [{"run_id": run_id, **a, "feedback_text": feedback_after.get((a["instance_id"], a["trial"], a["turn"]))}
+             for a in scored.answers]
+    solved = {}
+    for a in scored.answers:
+        if a["exact_match"]:
+            solved.setdefault((a["instance_id"], a["trial"]), a["turn"])
+
+    runs = []
+    for rec in records:
+        key = (rec["instance_id"], rec["trial"])
+        calls = [c for c in rec.get("tool_calls") or [] if c["tool"] != SUBMIT_TOOL_NAME]
+        row = {"run_id": run_id, **{k: rec.get(k) for k in ("instance_id", "level", "agent", "model", "mode", "trial",
+                                                             "turns", "steps", "prompt_tokens", "completion_tokens",
+                                                             "latency_s", "error")},
+               "tool_calls": len(calls), "tool_errors": sum(1 for c in calls if c.get("error")),
+               "reference_tool_calls": reference.get(rec["instance_id"]),
+               "max_turns": options.get("max_turns", 1), "feedback": options.get("feedback", "none"),
+               "solved_turn": None if rec.get("error") else solved.get(key)}
+        if row["reference_tool_calls"] is not None:
+            row["extra_tool_calls"] = max(len(calls) - row["reference_tool_calls"], 0)
+        if rec.get("error"):
+            row.update({"error_kind": str(rec["error"]).split(":", 1)[0], "failure_cause": "infrastructure"})
+        else:
+            s = dict(final[key])
+            for k in ("instance_id", "trial", "turn", "level"):
+                s.pop(k)
+            row.update(s)
+        runs.append(row)
+    candidates = [{"run_id": run_id, "level": level_of[c["instance_id"]], **c} for c in scored.candidates]
+    tool_calls = [{"run_id": run_id, "instance_id": rec["instance_id"], "level": rec["level"], "trial": rec["trial"],
+                   **c, "source": sources.get(c["tool"])} for rec in records for c in rec.get("tool_calls") or []]
+    failures = [{"run_id": run_id, "level": level_of[f["instance_id"]], **f} for f in scored.failures]
+
+    _frame(runs, RUNS_SCHEMA).write_parquet(run_dir / "runs.parquet")
+    _frame(candidates, CANDIDATES_SCHEMA).write_parquet(run_dir / "candidates.parquet")
+    _frame(tool_calls, TOOL_CALLS_SCHEMA).write_parquet(run_dir / "tool_calls.parquet")
+    _frame(failures, FAILURES_SCHEMA).write_parquet(run_dir / "failures.parquet")
+    _frame(turns, TURNS_SCHEMA).write_parquet(run_dir / "turns.parquet")
+
+    summary = summarize(runs)
+    planned_n = len(planned) if planned is not None else meta.get("episodes", {}).get("planned", len(records))
+    meta.update({"status": "complete" if len(records) >= planned_n else "incomplete",
+                 "finished_at": dt.datetime.now().isoformat(timespec="seconds"),
+                 "grader_version": GRADER_VERSION, "sql_sha256": sql_hash(),
+                 "episodes": {"planned": planned_n, "finished": len(records),
+                              "infrastructure_errors": sum(1 for r in runs if r.get("error"))},
+                 "summary": summary})
+    write_json(run_dir / RUN_JSON, meta)
+    return meta

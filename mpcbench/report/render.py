@@ -1,0 +1,172 @@
+"""`mpcbench report RUN...`: one report over one or more eval runs.
+
+    make_report([Path("build/runs/A"), Path("build/runs/B")], Path("reports/ab"))
+    # -> reports/ab/report.md, report.html (self-contained), f1_by_level.png, failure_causes.png
+
+Per level and model (the agent's name for offline agents): mean F1 with a bootstrap 95%
+interval, EM rate, rank-aware scores, parse failures and infrastructure errors (kept apart: they
+count in no score), and the primary failure causes with their stage (decomposition/acquisition
+or integration), as in the results table of the MPCBench specification. Then, where the runs
+have them: an ablation (an ablation directory, ablation.json, expands into its four runs:
+baseline, tools-only, feedback-only, full) with paired differences to the baseline; success by
+turn budget for multi-turn feedback (turns.parquet); pass^k, pass@k, flip rate and the minimum
+detectable difference for repeated trials; tokens per mode. Then failure causes in full, source
+coverage, efficiency, tokens and cost per episode. Everything is read from the runs' Parquet
+tables and run.json (runs from before multi-turn feedback read as one turn, no feedback); the
+statistics are in `stats`; the tables in `tables`, the plots in `plots`.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import UserError
+from .load import load_runs, run_labels
+from .plots import plot_causes, plot_f1, plot_turns
+from .tables import (ablation_table, causes_table, coverage_table, detail_causes_table, efficiency_table, groups_of,
+                     infra_table, modes_table, results_table, trials_table, turns_table)
+
+
+def md_table(header: list[str], body: list[list[str]]) -> str:
+    if not body:
+        return "_none_\n"
+    esc = lambda s: str(s).replace("|", "\\|")  # noqa: E731
+    lines = ["| " + " | ".join(map(esc, header)) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(map(esc, row)) + " |" for row in body]
+    return "\n".join(lines) + "\n"
+
+
+def html_table(header: list[str], body: list[list[str]]) -> str:
+    if not body:
+        return "<p><em>none</em></p>"
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in body)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+CSS = """body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:1em 0;font-size:13px}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left}
+th{background:#f3f3f3}tr:nth-child(even) td{background:#fafafa}img{max-width:100%}code{background:#f3f3f3;padding:1px 3px}
+.note{color:#555;font-size:13px}"""
+
+
+@dataclass
+class Section:
+    title: str
+    header: list[str]
+    body: list[list[str]]
+    note: str | None = None
+    image: tuple[str, str] | None = None              # (PNG file in the report directory, alt text)
+    sentences: list[str] = field(default_factory=list)  # after the table
+
+
+def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict | None = None) -> Path:
+    """Write report.md, report.html and the PNG plots for the runs (ablation directories expand into
+    their runs); returns the directory."""
+    if not run_dirs:
+        raise UserError("give at least one run directory")
+    runs = load_runs(run_dirs)
+    prices = prices or {}
+    out = Path(out) if out else Path("reports") / ("-vs-".join(r.meta["run_id"] for r in runs)[:120])
+    out.mkdir(parents=True, exist_ok=True)
+    labels = run_labels(runs)
+    models = {label: r.meta.get("model") for label, r in zip(labels, runs)}
+    groups = groups_of(runs)
+
+    results_h, results_b, stats = results_table(groups)
+    outcomes_h, outcomes_b, shares = causes_table(groups)
+    runs_h = ["Run", "Label", "Agent", "Model", "Mode", "Max turns", "Feedback", "Trials", "Endpoint host",
+              "Episodes", "Infra errors", "Build", "Grader", "Created"]
+    runs_b = [[r.meta["run_id"], label, r.meta.get("agent") or "", r.meta.get("model") or "—", r.mode,
+               str(r.max_turns), r.feedback, str(r.trials), r.meta.get("base_url_host") or "—", str(r.runs.height),
+               str((r.meta.get("episodes") or {}).get("infrastructure_errors", 0)),
+               (r.meta.get("build") or {}).get("content_sha256", "")[:12], str(r.meta.get("grader_version")),
+               str(r.meta.get("created_at", ""))] for label, r in zip(labels, runs)]
+    plot_f1(stats, out / "f1_by_level.png")
+    plot_causes(shares, out / "failure_causes.png")
+
+    sections = [
+        Section("Runs", runs_h, runs_b),
+        Section("Results", results_h, results_b,
+                "Avg F1 and EM rate count scored episodes only; infrastructure errors (the endpoint failed after "
+                "every retry) are listed apart, as (+n) after the episode count. The F1 interval is a bootstrap "
+                "over instances. Primary failure causes: the cause that explains the most wrong candidates of a "
+                "missed episode, with its stage (decomposition/acquisition: that source was never read; "
+                "integration: read, still violated), as a share of the scored episodes.",
+                ("f1_by_level.png", "F1 by level")),
+    ]
+    if any(r.ablation for r in runs):
+        sections.append(Section("Ablation", *ablation_table(groups),
+                                "Each config's mean F1 with a bootstrap 95% interval (over instances) and EM rate; "
+                                "then each config minus the baseline in mean F1, paired by instance and trial, with "
+                                "a paired bootstrap 95% interval (resampling instances). Configs: baseline (context, "
+                                "no feedback), tools-only (tools, no feedback), feedback-only (context, feedback), "
+                                "full (tools, feedback). Infrastructure errors are left out of every pair."))
+    if any(r.max_turns > 1 for r in runs):
+        turns_h, turns_b, curves = turns_table(groups)
+        plotted = plot_turns(curves, out / "success_by_turn.png")
+        sections.append(Section("Turns", turns_h, turns_b,
+                                "success@k: share of scored episodes whose answer was an exact match within the "
+                                "first k turns (— beyond a run's turn budget). Multi-turn gain: success at the "
+                                "run's budget minus success@1. F1 turn k: mean F1 of the answer standing after "
+                                "turn k (an episode that stopped early, solved, keeps its last answer).",
+                                ("success_by_turn.png", "Success by turn budget") if plotted else None))
+    if any(r.trials > 1 for r in runs):
+        trials_h, trials_b, sentences = trials_table(groups)
+        sections.append(Section("Repeated trials", trials_h, trials_b,
+                                "Over each instance's scored trials (n trials, c exact matches): pass^k = mean over "
+                                "instances of C(c,k)/C(n,k) (all of k trials succeed, as in tau-bench), pass@k = "
+                                "mean of 1 − C(n−c,k)/C(n,k) (at least one does); instances with fewer than k "
+                                "scored trials are left out at k. Flip rate: share of instances with two or more "
+                                "scored trials that disagree on exact match. MDE: the smallest gap in mean F1 this "
+                                "run can detect (two-sided 5%, 80% power).", sentences=sentences))
+    if any(r.mode != "tools" for r in runs):
+        sections.append(Section("Modes", *modes_table(groups),
+                                "What each mode costs: prompt and completion tokens per scored episode (all turns), "
+                                "next to its scores."))
+    sections += [
+        Section("Outcomes", outcomes_h, outcomes_b, "Episodes by outcome: an exact match, or the source of the "
+                                                    "primary failure cause.",
+                ("failure_causes.png", "Outcomes and failure causes")),
+        Section("Failure causes in detail", *detail_causes_table(groups)),
+        Section("Source coverage", *coverage_table(groups), "Share of episodes that read each source their level "
+                                                             "requires (a tool of that source answered without error)."),
+        Section("Efficiency, tokens and cost", *efficiency_table(groups, prices, models),
+                "Per episode. Extra calls: tool calls beyond those the scripted solver makes on the same instance."),
+        Section("Infrastructure errors", *infra_table(groups)),
+    ]
+    stamp = dt.datetime.now().isoformat(timespec="seconds")
+    md = [f"# MPCBench report\n\n{len(runs)} run(s), written {stamp}.\n"]
+    for sec in sections:
+        md.append(f"## {sec.title}\n")
+        if sec.note:
+            md.append(sec.note + "\n")
+        md.append(md_table(sec.header, sec.body))
+        md += [f"- {sentence}" for sentence in sec.sentences] + ([""] if sec.sentences else [])
+        if sec.image:
+            md.append(f"![{sec.image[1]}]({sec.image[0]})\n")
+    (out / "report.md").write_text("\n".join(md))
+
+    def img(name: str, alt: str) -> str:
+        data = base64.b64encode((out / name).read_bytes()).decode()
+        return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>MPCBench report</title>"
+             f"<style>{CSS}</style></head><body><h1>MPCBench report</h1>"
+             f"<p class='note'>{len(runs)} run(s), written {html.escape(stamp)}.</p>"]
+    for sec in sections:
+        parts.append(f"<h2>{html.escape(sec.title)}</h2>")
+        if sec.note:
+            parts.append(f"<p class='note'>{html.escape(sec.note)}</p>")
+        parts.append(html_table(sec.header, sec.body))
+        if sec.sentences:
+            parts.append("<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in sec.sentences) + "</ul>")
+        if sec.image:
+            parts.append(img(*sec.image))
+    parts.append("</body></html>")
+    (out / "report.html").write_text("".join(parts))
+    return out

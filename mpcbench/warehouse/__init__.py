@@ -1,0 +1,1 @@
+"""The warehouse: the DuckDB file, its tables and SQL views (`db`), `mpcbench build` and `mpcbench explain`."""

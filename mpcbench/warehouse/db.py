@@ -1,0 +1,114 @@
+"""The warehouse: open the DuckDB file, create the raw tables and the SQL views from `sql/`.
+
+    >>> con = connect(None)          # in memory
+    >>> create_warehouse(con)
+    >>> con.execute("select count(*) from oracle_answers").fetchone()
+    (0,)
+
+SQL lives in files; a file's name is the name of the view it defines. Layers only read earlier
+layers, and inside a layer the views are created in dependency order (found with sqlglot).
+"""
+
+from __future__ import annotations
+
+import graphlib
+from functools import cache
+from pathlib import Path
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+
+DEFAULT_DB = Path("build/mpcbench.duckdb")
+TABLE_LAYER = "00_raw"
+VIEW_LAYERS = ("10_staging", "20_intermediate", "30_oracle")
+
+
+def _find_sql_dir() -> Path:
+    package = Path(__file__).resolve().parent.parent   # mpcbench/: sql/ is in it (installed) or beside it
+    for candidate in (package / "sql", package.parent / "sql"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("the sql/ directory is missing from this installation")
+
+
+SQL_DIR = _find_sql_dir()
+
+
+def connect(path: Path | str | None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    if path is None:
+        return duckdb.connect(":memory:")
+    path = Path(path)
+    if not read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    return duckdb.connect(str(path), read_only=read_only)
+
+
+def referenced_tables(sql: str) -> set[str]:
+    """Names of the tables and views a query reads (CTE names included)."""
+    return {t.name for t in sqlglot.parse_one(sql, read="duckdb").find_all(exp.Table)}
+
+
+@cache
+def layer_views(layer: str) -> tuple[tuple[str, str], ...]:
+    """(view name, SQL) of every view in a layer, each after the views it reads."""
+    sources = {p.stem: p.read_text() for p in sorted((SQL_DIR / layer).glob("*.sql"))}
+    graph = {name: referenced_tables(sql) & sources.keys() - {name} for name, sql in sources.items()}
+    order = graphlib.TopologicalSorter(graph).static_order()
+    return tuple((name, sources[name]) for name in order)
+
+
+def view_names() -> list[str]:
+    return [name for layer in VIEW_LAYERS for name, _ in layer_views(layer)]
+
+
+def create_tables(con: duckdb.DuckDBPyConnection) -> None:
+    for path in sorted((SQL_DIR / TABLE_LAYER).glob("*.sql")):
+        con.execute(path.read_text())
+
+
+def create_views(con: duckdb.DuckDBPyConnection) -> None:
+    for layer in VIEW_LAYERS:
+        for name, sql in layer_views(layer):
+            con.execute(f"create or replace view {name} as\n{sql}")
+
+
+# Views computed once into a table (`mat_<name>`) by `refresh`, as dbt materializes a model:
+# several later views read each of them, and DuckDB would otherwise recompute them every time.
+MATERIALIZED = ("int_framed_grid", "int_framed_violations", "int_scenario_feasible_starts",
+                "int_room_choice", "int_scenario_candidates")
+
+
+def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None) -> None:
+    """Recompute the materialized views from the raw tables (after any change to them); with
+    `until`, stop after that one (the views after it are left out of date). The views must
+    exist (create_views); a materialized view becomes `select * from mat_<name>`."""
+    definitions = {name: sql for layer in VIEW_LAYERS for name, sql in layer_views(layer)}
+    for name in MATERIALIZED:
+        con.execute(f"create or replace table mat_{name} as\n{definitions[name]}")
+        con.execute(f"create or replace view {name} as select * from mat_{name}")
+        if name == until:
+            return
+
+
+def create_warehouse(con: duckdb.DuckDBPyConnection) -> None:
+    create_tables(con)
+    create_views(con)
+    refresh(con)
+
+
+RAW_TABLES = (
+    "worlds", "people", "events", "policies", "policy_rules", "policy_docs", "projects",
+    "threads", "messages", "message_tags", "rooms", "room_bookings",
+    "instances", "requirements", "requirement_participants",
+)
+
+
+def query(con: duckdb.DuckDBPyConnection, name: str, **params) -> duckdb.DuckDBPyConnection:
+    """Run the named query file `sql/queries/<name>.sql` with bound parameters."""
+    return con.execute((SQL_DIR / "queries" / f"{name}.sql").read_text(), params)
+
+
+def records(cursor: duckdb.DuckDBPyConnection) -> list[dict]:
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]

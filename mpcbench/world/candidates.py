@@ -1,0 +1,355 @@
+"""Candidate instances on a generated world: `draft_candidate(config, world, k)` makes candidate
+number k (window, participants, requirements), `finish_candidate` adds the project and threads
+it needs, aimed at the answer the threads would otherwise give. A candidate depends only on
+(seed, level, k), so resampling adds candidates without changing earlier ones. Which candidates
+are kept is decided in SQL by the build (too few feasible starts, sources that do not matter).
+
+Long because drafting, aiming and finishing a candidate share one set of small helpers
+(windows, thread constraints, requirement messages, room needs).
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import functools
+import itertools
+import random
+from dataclasses import dataclass
+from typing import Callable
+
+from . import prose
+from ..timestamps import timestamp_text
+from .config import WorldConfig
+from .generate import ThreadWriter, between, clock_at, constraint_tag_message, horizon, random_range, seeded_rng
+from .tags import render_tag
+
+
+@dataclass
+class Candidate:
+    """One candidate instance with its own project and threads. A draft has no threads yet."""
+    k: int
+    instance: dict
+    project: dict | None
+    threads: list[dict]
+    targets: list[dt.datetime] | None = None   # what the threads were aimed at (levels 2-3)
+
+
+def _window(config: WorldConfig, rng: random.Random) -> tuple[list[dt.date], dt.datetime]:
+    length = between(rng, config.instance["window_days"])
+    days = horizon(config)
+    starts = [d for d in days[2: len(days) - length + 1] if d.weekday() < 5]
+    first = prose.pick(rng, starts)
+    window = [first + dt.timedelta(days=i) for i in range(length)]
+    if rng.random() < config.instance["now_inside_window_share"]:
+        now = clock_at(first, "07:00") + dt.timedelta(minutes=rng.randint(0, 240))
+    else:
+        now = clock_at(first - dt.timedelta(days=rng.randint(1, 3)), "08:00") + dt.timedelta(
+            minutes=rng.randint(0, 660))
+    return window, now
+
+
+def _participant_list(people: list[dict], level: int) -> str:
+    if level == 3:
+        return ", ".join(p["name"] for p in people)
+    return ", ".join(f"{p['name']} ({p['person_id']})" for p in people)
+
+
+def _range_around(rng: random.Random, target: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
+    """A range, often off the grid, that covers the start of a candidate at target."""
+    start = target - dt.timedelta(minutes=rng.choice((0, 5, 10, 15, 20, 30, 45, 60, 90)))
+    end = target + dt.timedelta(minutes=rng.choice((5, 15, 20, 30, 45, 60, 90, 120)))
+    return start, end
+
+
+def _killed_by_tags(start: dt.datetime, end: dt.datetime, constraints: list[tuple[str, dict, str]],
+                    participants: list[dict]) -> bool:
+    names = {p["name"] for p in participants}
+    for kind, params, name in constraints:
+        if kind == "deadline" and end > dt.datetime.fromisoformat(params["end_by"]):
+            return True
+        if kind == "ban" or (kind == "ooo" and name in names):
+            if dt.datetime.fromisoformat(params["start"]) < end and start < dt.datetime.fromisoformat(params["end"]):
+                return True
+    return False
+
+
+def _thread_constraints(rng: random.Random, level: int, window: list[dt.date],
+                        participants: list[dict], bystanders: list[dict],
+                        targets: list[dt.datetime]) -> list[tuple[str, dict, str]]:
+    """Deadline, ban and ooo tags. Bans and absences are aimed at the given target starts (the
+    answer without threads) so that the threads matter; the rest is random."""
+    weekdays = [d for d in window if d.weekday() < 5] or window
+    found = []
+    aims = rng.sample(targets, min(len(targets), 2))
+    start, end = _range_around(rng, aims[0])
+    found.append(("ban", {"start": timestamp_text(start), "end": timestamp_text(end)}, ""))
+    if rng.random() < 0.4:
+        start, end = random_range(rng, prose.pick(rng, weekdays))
+        found.append(("ban", {"start": timestamp_text(start), "end": timestamp_text(end)}, ""))
+    absent = []
+    if rng.random() < 0.7:
+        person = prose.pick(rng, participants)
+        if rng.random() < 0.3:
+            day = aims[-1].date()
+            absent.append((person, clock_at(day, "00:00"), clock_at(day + dt.timedelta(days=1), "00:00")))
+        else:
+            absent.append((person, *_range_around(rng, aims[-1])))
+    if rng.random() < 0.5:
+        absent.append((prose.pick(rng, bystanders), *random_range(rng, prose.pick(rng, weekdays[:3]))))
+    for person, start, end in absent:
+        who = {"person_name": person["name"]} if level == 3 else {"person_id": person["person_id"]}
+        found.append(("ooo", {**who, "start": timestamp_text(start), "end": timestamp_text(end)}, person["name"]))
+    if rng.random() < 0.5:
+        day = prose.pick(rng, window[len(window) // 2:])
+        end_by = clock_at(day, prose.pick(rng, ("12:00", "15:30", "17:00", "18:00")))
+        found.append(("deadline", {"end_by": timestamp_text(end_by)}, ""))
+    rng.shuffle(found)
+    return found
+
+
+REQUIREMENT_TEXT = {
+    "participants": ("Attendees for this one: {value}. {tag}", "We need {value} in the room. {tag}"),
+    "duration": ("Let's plan for {value} minutes. {tag}", "It should take about {value} minutes. {tag}"),
+    "count": ("Please propose {value} options so people can pick. {tag}",
+              "Give us {value} candidate slots. {tag}"),
+    "policy": ("This is run under policy {value}, so its rules apply. {tag}",
+               "Scheduling rules: {value}. {tag}"),
+    "tie_break": ("When several rooms work, take {value}. {tag}",
+                  "Room choice rule: {value}. {tag}"),
+    "room": ("Room needs: {value}. {tag}", "For the room: {value}. {tag}"),
+}
+REVISION_TEXT = ("Update: scratch that, ", "Correction — ", "Small change after talking to the leads: ",
+                 "Revising the earlier message: ")
+
+
+def _room_words(params: dict) -> str:
+    parts = []
+    if "min_capacity" in params:
+        parts.append(f"at least {params['min_capacity']} seats")
+    if params.get("features"):
+        parts.append("with " + " and ".join(params["features"]))
+    if "building" in params:
+        parts.append(f"in {params['building']}")
+    return ", ".join(parts) or "anything that fits everyone"
+
+
+def _requirement_message(rng: random.Random, kind: str, params: dict, revised: bool) -> str:
+    value = {
+        "participants": lambda: ", ".join(params["people"]),
+        "duration": lambda: params["minutes"],
+        "count": lambda: params["n"],
+        "policy": lambda: params["policy_id"],
+        "tie_break": lambda: ("the smallest room that fits" if params["rule"] == "capacity"
+                              else "the room with the lowest room id"),
+        "room": lambda: _room_words(params),
+    }[kind]()
+    text = prose.pick(rng, REQUIREMENT_TEXT[kind]).format(value=value, tag=render_tag(kind, params))
+    return (prose.pick(rng, REVISION_TEXT) + text[0].lower() + text[1:]) if revised else text
+
+
+RoomNeeds = Callable[[dt.datetime, dt.datetime, int], tuple[dict, ...]]
+
+
+def room_need_finder(world: dict) -> RoomNeeds:
+    """widest_needs(start, end, size): the room needs (min_capacity, features, building) that
+    some room meets but no room free in [start, end) does, keeping those that the most rooms
+    meet (the fewer other starts they remove). Cached: many candidates aim at the same slot."""
+    is_booked = booking_index(world)
+
+    @functools.cache
+    def widest_needs(start: dt.datetime, end: dt.datetime, size: int) -> tuple[dict, ...]:
+        rooms = [(r["capacity"], frozenset(r["features"]), r["building"],
+                  is_booked(r["room_id"], start, end), r) for r in world["rooms"] if r["capacity"] >= size]
+        options: dict[tuple, tuple[int, dict]] = {}
+        for capacity, features, building, booked, room in rooms:
+            if not booked:
+                continue
+            feature_sets = [()] + [(f,) for f in room["features"]] + [
+                tuple(pair) for pair in itertools.combinations(room["features"], 2)]
+            for need_building in (None, building):
+                for need_features in feature_sets:
+                    for need_capacity in (None, capacity):
+                        key = (need_capacity, need_features, need_building)
+                        if key in options:
+                            continue
+                        meeting = [is_booked_now for cap, feats, bld, is_booked_now, _ in rooms
+                                   if cap >= (need_capacity or 0) and feats.issuperset(need_features)
+                                   and need_building in (None, bld)]
+                        if all(meeting):
+                            params = {}
+                            if need_capacity is not None:
+                                params["min_capacity"] = need_capacity
+                            if need_features:
+                                params["features"] = list(need_features)
+                            if need_building is not None:
+                                params["building"] = need_building
+                            options[key] = (len(meeting), params)
+        widest = max((count for count, _ in options.values()), default=0)
+        return tuple(params for count, params in options.values() if count == widest and count > 0)
+
+    return widest_needs
+
+
+def _room_requirement(config: WorldConfig, rng: random.Random, size: int, widest_needs: RoomNeeds,
+                      targets: list[tuple[dt.datetime, dt.datetime]]) -> dict | None:
+    """Room needs aimed at one of the target candidates (see room_need_finder); None when the
+    threads state no room needs."""
+    if rng.random() < 0.1:
+        return None
+    for start, end in rng.sample(targets, min(3, len(targets))):
+        options = widest_needs(start, end, size)
+        if options:
+            return copy.deepcopy(prose.pick(rng, options))
+    return {"features": [prose.pick(rng, config.rooms["features"])]} if rng.random() < 0.5 else {}
+
+
+def _level3_requirement_tags(config: WorldConfig, rng: random.Random, world: dict,
+                             participants: list[dict], duration: int, n: int, policy_id: str,
+                             tie_break: str, room: dict | None) -> list[list[tuple[str, dict, bool]]]:
+    """The requirement tags in the order they are said; a revised kind is said twice."""
+    final = [
+        ("participants", {"people": [p["name"] for p in participants]}),
+        ("duration", {"minutes": duration}),
+        ("count", {"n": n}),
+        ("policy", {"policy_id": policy_id}),
+    ]
+    if tie_break == "capacity" or rng.random() < 0.3:
+        final.append(("tie_break", {"rule": tie_break}))
+    if room is not None:
+        final.append(("room", room))
+    said = [(kind, params, False) for kind, params in final]
+    if rng.random() < config.requirements.get("revision_share", 0):
+        kind = prose.pick(rng, ("participants", "duration", "count", "policy"))
+        stale = {
+            "participants": lambda: {"people": [p["name"] for p in participants[:-1]]
+                                     + [prose.pick(rng, world["people"])["name"]]},
+            "duration": lambda: {"minutes": prose.pick(rng, [d for d in config.instance["durations"] if d != duration])},
+            "count": lambda: {"n": n + rng.choice((-1, 1, 2))},
+            "policy": lambda: {"policy_id": prose.pick(rng, [p["policy_id"] for p in world["policies"] if p["policy_id"] != policy_id])},
+        }[kind]()
+        position = next(i for i, item in enumerate(said) if item[0] == kind)
+        said[position] = (kind, stale, False)
+        said.append((kind, dict(final[position][1]), True))
+    return said
+
+
+def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
+    """Who, how long, how many, which policy and window: everything but the threads."""
+    rng = seeded_rng(config, "candidate", k)
+    level = config.level
+    window, now = _window(config, rng)
+    participants = rng.sample(world["people"], between(rng, config.instance["participants"]))
+    duration = prose.pick(rng, config.instance["durations"])
+    n = between(rng, config.instance["n"])
+    policy_id = prose.pick(rng, world["policies"])["policy_id"]
+    requirements = {
+        "participants": [p["person_id"] for p in participants],
+        "duration_min": duration, "n": n, "policy_id": policy_id,
+        "tie_break": None, "room": None,
+    }
+    if level == 3:
+        share = config.requirements.get("capacity_tie_break_share", 0)
+        requirements["tie_break"] = "capacity" if rng.random() < share else "room_id"
+    instance = {
+        "instance_id": f"L{level}-c{k:06d}",
+        "level": level,
+        "world_id": world["world_id"],
+        "prompt": "",
+        "now": timestamp_text(now),
+        "window": {"start": window[0].isoformat(), "end": window[-1].isoformat()},
+        "given": {},
+        "project_id": None,
+        "requirements": requirements,
+    }
+    if level < 3:
+        instance["given"] = {key: requirements[key] for key in ("participants", "duration_min", "n", "policy_id")}
+    first, last = prose.human_day(window[0]), prose.human_day(window[-1])
+    sent = f"[Sent {prose.human_day(now.date())} {prose.human_time(now)}] "
+    if level == 1:
+        instance["prompt"] = sent + prose.pick(rng, prose.PROMPT_L1).format(
+            n=n, duration=duration, people=_participant_list(participants, 1), first=first,
+            last=last, policy_id=policy_id)
+        return Candidate(k, instance, None, [])
+    project_id = f"PRJ-{k:05d}"
+    project_name = f"{prose.pick(rng, prose.PROJECT_WORDS)} {prose.pick(rng, prose.PROJECT_KINDS)}"
+    instance["project_id"] = project_id
+    template = prose.PROMPT_L2 if level == 2 else prose.PROMPT_L3
+    instance["prompt"] = sent + prose.pick(rng, template).format(
+        n=n, duration=duration, people=_participant_list(participants, level), first=first,
+        last=last, policy_id=policy_id, project=f"{project_name} ({project_id})")
+    return Candidate(k, instance, {"project_id": project_id, "name": project_name}, [])
+
+
+def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets: list[dt.datetime],
+                     room_needs: RoomNeeds | None, with_chatter: bool = True) -> Candidate:
+    """Write the draft's threads: constraint tags aimed at the first N of `targets` (the first
+    feasible starts without threads and rooms), and at level 3 the requirements, some said twice
+    with a revision, with room needs that no room free at one of the answer's starts meets."""
+    rng = seeded_rng(config, "threads", draft.k)
+    level = config.level
+    instance = {**draft.instance, "requirements": dict(draft.instance["requirements"])}
+    requirements = instance["requirements"]
+    by_id = {p["person_id"]: p for p in world["people"]}
+    participants = [by_id[i] for i in requirements["participants"]]
+    duration, n = requirements["duration_min"], requirements["n"]
+    now = dt.datetime.fromisoformat(instance["now"])
+    window_start = dt.date.fromisoformat(instance["window"]["start"])
+    window = [window_start + dt.timedelta(days=i) for i in range(
+        (dt.date.fromisoformat(instance["window"]["end"]) - window_start).days + 1)]
+    others = [p for p in world["people"] if p not in participants]
+    project = draft.project
+    threads: list[dict] = []
+    writer = ThreadWriter(project["project_id"], project["name"], rng, participants + rng.sample(others, 2),
+                          now - dt.timedelta(days=rng.randint(4, 9), minutes=rng.randint(0, 600)), threads,
+                          chatter_rng=seeded_rng(config, "chatter", draft.k) if with_chatter else None)
+    constraints = _thread_constraints(rng, level, window, participants, others, targets[:n])
+    messages = [(constraint_tag_message(rng, kind, params, name), kind, params)
+                for kind, params, name in constraints]
+    if level == 3:
+        # the rooms aim at a start the threads leave alone, so that both matter
+        survivors = [t for t in targets
+                     if not _killed_by_tags(t, t + dt.timedelta(minutes=duration), constraints, participants)]
+        room = _room_requirement(config, rng, len(participants), room_needs,
+                                 [(t, t + dt.timedelta(minutes=duration)) for t in survivors[:n] or targets])
+        requirements["room"] = None if room is None else {
+            "min_capacity": room.get("min_capacity"), "features": room.get("features", []),
+            "building": room.get("building")}
+        said = _level3_requirement_tags(config, rng, world, participants, duration, n,
+                                        requirements["policy_id"], requirements["tie_break"], room)
+        said_first = [(_requirement_message(rng, kind, params, False), kind, params)
+                      for kind, params, revised in said if not revised]
+        revisions = [(_requirement_message(rng, kind, params, True), kind, params)
+                     for kind, params, revised in said if revised]
+        # the first requirements open the discussion; constraints mix in; revisions come last
+        mixed = said_first[3:] + messages
+        rng.shuffle(mixed)
+        messages = said_first[:3] + mixed + revisions
+
+    thread_count = between(rng, config.noise.get("threads_per_project", [1, 1]))
+    for _ in range(thread_count):
+        writer.new_thread()
+    chatter_range = config.noise["chatter_per_thread"]
+    for index, (text, kind, params) in enumerate(messages):
+        thread = threads[index % thread_count] if level == 3 else prose.pick(rng, threads)
+        writer.chatter(thread, (0, max(1, chatter_range[1] // 3)))
+        writer.say(thread, text, [(kind, params)])
+    for thread in threads:
+        writer.chatter(thread, (chatter_range[0] // 2, chatter_range[1] // 2))
+    writer.fit_before(now)
+    threads = [t for t in threads if t["messages"]]
+    return Candidate(draft.k, instance, project, threads, targets)
+
+
+def booking_index(world: dict) -> Callable[[str, dt.datetime, dt.datetime], bool]:
+    """is_booked(room_id, start, end): does any booking of the room overlap [start, end)?"""
+    by_room_day: dict[tuple[str, dt.date], list[tuple[dt.datetime, dt.datetime]]] = {}
+    for b in world.get("room_bookings", []):
+        start, end = dt.datetime.fromisoformat(b["start"]), dt.datetime.fromisoformat(b["end"])
+        by_room_day.setdefault((b["room_id"], start.date()), []).append((start, end))
+
+    def is_booked(room_id: str, start: dt.datetime, end: dt.datetime) -> bool:
+        days = (start.date() - dt.timedelta(days=1), start.date())
+        return any(b_start < end and start < b_end
+                   for day in days for b_start, b_end in by_room_day.get((room_id, day), ()))
+    return is_booked

@@ -1,0 +1,106 @@
+"""World configs (`worlds/*.toml`): what the generator is asked to make, read and checked."""
+
+from __future__ import annotations
+
+import datetime as dt
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RULE_TYPES = ("working_hours", "blackout", "buffer", "no_meeting_weekdays", "min_notice",
+              "max_meetings_per_day")
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+class ConfigError(ValueError):
+    """A world config that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    policy_id: str
+    name: str
+    rules: tuple[dict, ...]
+
+
+@dataclass(frozen=True)
+class WorldConfig:
+    path: str
+    world_id: str
+    level: int
+    seed: int
+    timezone: str
+    start_date: dt.date
+    days: int
+    people: int
+    instances: int
+    calendar: dict
+    instance: dict
+    noise: dict
+    policies: tuple[PolicyConfig, ...]
+    rooms: dict = field(default_factory=dict)
+    requirements: dict = field(default_factory=dict)
+
+
+def _default_worlds_dir() -> Path:
+    package = Path(__file__).resolve().parent.parent   # mpcbench/: worlds/ is in it (installed) or beside it
+    for candidate in (Path("worlds"), package / "worlds", package.parent / "worlds"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("no worlds/ directory with world configs was found")
+
+
+def world_config_path(level: int, worlds_dir: Path | None = None) -> Path:
+    return (worlds_dir or _default_worlds_dir()) / f"world_level{level}.toml"
+
+
+def _check_rule(where: str, rule: dict) -> None:
+    kind = rule.get("type")
+    if kind not in RULE_TYPES:
+        raise ConfigError(f"{where}: unknown rule type {kind!r} (known: {', '.join(RULE_TYPES)})")
+    for key in ("start", "end"):
+        if kind in ("working_hours", "blackout"):
+            try:
+                dt.time.fromisoformat(rule[key])
+            except (KeyError, ValueError):
+                raise ConfigError(f"{where}: {kind} needs {key} as HH:MM") from None
+    if kind == "no_meeting_weekdays" and not set(rule.get("weekdays", ())) <= set(WEEKDAYS):
+        raise ConfigError(f"{where}: weekdays must be among {', '.join(WEEKDAYS)}")
+
+
+def load_world_config(path: Path) -> WorldConfig:
+    try:
+        raw = tomllib.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such world config") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    try:
+        world = raw["world"]
+        policies = []
+        for i, pol in enumerate(raw["policies"]):
+            types = [r.get("type") for r in pol["rules"]]
+            if types.count("working_hours") != 1 or len(set(types)) != len(types):
+                raise ConfigError(f"{path}: policies[{i}] needs exactly one working_hours rule "
+                                  "and each other rule type at most once")
+            for j, rule in enumerate(pol["rules"]):
+                _check_rule(f"{path}: policies[{i}].rules[{j}]", rule)
+            policies.append(PolicyConfig(pol["policy_id"], pol["name"], tuple(pol["rules"])))
+        config = WorldConfig(
+            path=str(path), world_id=world["world_id"], level=int(world["level"]),
+            seed=int(world["seed"]), timezone=world["timezone"],
+            start_date=dt.date.fromisoformat(str(world["start_date"])), days=int(world["days"]),
+            people=int(world["people"]), instances=int(world["instances"]),
+            calendar=raw["calendar"], instance=raw["instance"], noise=raw.get("noise", {}),
+            policies=tuple(policies), rooms=raw.get("rooms", {}),
+            requirements=raw.get("requirements", {}),
+        )
+    except KeyError as err:
+        raise ConfigError(f"{path}: missing key {err}") from None
+    except (TypeError, ValueError, AttributeError) as err:
+        raise ConfigError(f"{path}: a value has the wrong type or format: {err}") from None
+    if config.level not in (1, 2, 3):
+        raise ConfigError(f"{path}: world.level must be 1, 2 or 3")
+    if config.level == 3 and not config.rooms:
+        raise ConfigError(f"{path}: a level-3 world needs a [rooms] table")
+    return config

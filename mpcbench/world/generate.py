@@ -1,0 +1,304 @@
+"""The generator of a level's fixed world: a world config and a seed in, the world dict of
+DESIGN.md section 5 out (people, calendars, policies, the handbook, noise projects, rooms).
+
+    world = generate_world(load_world_config(world_config_path(3)))
+
+`candidates` makes the instances on top of it. Every random choice comes from a generator
+seeded by (seed, level, purpose), so a world depends only on its config.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from dataclasses import dataclass
+
+from . import prose
+from ..timestamps import timestamp_text
+from .config import WorldConfig
+from .tags import render_tag
+
+
+def seeded_rng(config: WorldConfig, *parts: object) -> random.Random:
+    return random.Random("/".join(str(p) for p in (config.seed, config.level, *parts)))
+
+
+def between(rng: random.Random, bounds) -> int:
+    low, high = bounds
+    return rng.randint(low, high)
+
+
+def clock_at(day: dt.date, hhmm: str) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time.fromisoformat(hhmm))
+
+
+def horizon(config: WorldConfig) -> list[dt.date]:
+    return [config.start_date + dt.timedelta(days=i) for i in range(config.days)]
+
+
+def _people(config: WorldConfig, rng: random.Random) -> list[dict]:
+    first_pool = prose.SHARED_FIRST_NAMES if config.level == 3 else prose.FIRST_NAMES
+    names: list[str] = []
+    while len(names) < config.people:
+        name = f"{prose.pick(rng, first_pool)} {prose.pick(rng, prose.LAST_NAMES)}"
+        if name not in names:
+            names.append(name)
+    return [
+        {
+            "person_id": f"p-{i:03d}",
+            "name": name,
+            "email": name.lower().replace(" ", ".") + "@example.com",
+            "team": prose.pick(rng, prose.TEAMS),
+            "title": prose.pick(rng, prose.TITLES),
+        }
+        for i, name in enumerate(names, start=1)
+    ]
+
+
+def _event_start(rng: random.Random, day: dt.date, cal: dict, minutes: int) -> dt.datetime:
+    earliest = clock_at(day, cal["day_start"])
+    span = int((clock_at(day, cal["day_end"]) - earliest).total_seconds() // 60) - minutes
+    if rng.random() < cal["on_grid_share"]:
+        offset = 15 * rng.randint(0, max(span, 0) // 15)
+    else:
+        offset = rng.randint(0, max(span, 0))
+    return earliest + dt.timedelta(minutes=offset)
+
+
+def _events(config: WorldConfig, rng: random.Random, people: list[dict]) -> list[dict]:
+    cal = config.calendar
+    statuses = list(cal["status_weights"])
+    weights = [cal["status_weights"][s] for s in statuses]
+    events = []
+    for person in people:
+        for day in horizon(config):
+            if day.weekday() < 5:
+                count = between(rng, cal["events_per_weekday"])
+            else:
+                count = int(rng.random() < cal["weekend_event_chance"])
+            day_events = []
+            for _ in range(count):
+                minutes = prose.pick(rng, cal["durations"])
+                start = _event_start(rng, day, cal, minutes)
+                day_events.append((start, minutes, rng.choices(statuses, weights)[0],
+                                   prose.pick(rng, prose.EVENT_TITLES)))
+            for start, minutes, status, title in sorted(day_events):
+                events.append({
+                    "event_id": f"ev-{len(events) + 1:06d}",
+                    "person_id": person["person_id"],
+                    "start": timestamp_text(start),
+                    "end": timestamp_text(start + dt.timedelta(minutes=minutes)),
+                    "status": status,
+                    "title": title,
+                })
+    return events
+
+
+def _policies(config: WorldConfig) -> list[dict]:
+    return [
+        {
+            "policy_id": pol.policy_id,
+            "name": pol.name,
+            "rules": [
+                {
+                    "rule_id": f"{pol.policy_id}.{rule['type']}",
+                    "type": rule["type"],
+                    "params": {k: v for k, v in rule.items() if k != "type"},
+                }
+                for rule in pol.rules
+            ],
+        }
+        for pol in config.policies
+    ]
+
+
+def _rule_paragraph(rng: random.Random, policy_id: str, rule: dict) -> str:
+    params = rule["params"]
+    words = dict(params)
+    if "weekdays" in params:
+        words["weekdays_text"] = ", ".join(params["weekdays"][:-1]) + (
+            " and " if len(params["weekdays"]) > 1 else "") + params["weekdays"][-1]
+    sentence = prose.pick(rng, prose.RULE_PROSE[rule["type"]]).format(**words)
+    tag = render_tag(rule["type"], {"policy": policy_id, "rule": rule["rule_id"], **params})
+    return f"{sentence} {tag}"
+
+
+def _policy_docs(config: WorldConfig, rng: random.Random, policies: list[dict]) -> list[dict]:
+    """A handbook and an addendum; each covers several policies, so most of a doc is noise."""
+    halves = (policies[: (len(policies) + 1) // 2], policies[(len(policies) + 1) // 2:])
+    titles = ("Meeting and Calendar Handbook (2026 edition)", "Regional Teams Addendum")
+    filler_range = config.noise.get("handbook_filler_paragraphs", [1, 2])
+    docs = []
+    for number, (title, covered) in enumerate(zip(titles, halves), start=1):
+        parts = [f"# {title}", prose.pick(rng, prose.HANDBOOK_FILLER)]
+        for pol in covered:
+            parts.append(f"## Policy {pol['policy_id']}: {pol['name']}")
+            parts.append(f"This section applies only to meetings run under policy {pol['policy_id']}.")
+            paragraphs = [_rule_paragraph(rng, pol["policy_id"], rule) for rule in pol["rules"]]
+            paragraphs += rng.sample(prose.HANDBOOK_FILLER, between(rng, filler_range))
+            rng.shuffle(paragraphs)
+            parts.extend(paragraphs)
+        parts.append("## General notes")
+        parts.extend(rng.sample(prose.HANDBOOK_FILLER, between(rng, filler_range)))
+        docs.append({"doc_id": f"doc-{number}", "title": title, "text": "\n\n".join(parts)})
+    return docs
+
+
+def _rooms(config: WorldConfig, rng: random.Random) -> tuple[list[dict], list[dict]]:
+    spec = config.rooms
+    rooms = []
+    used = set()
+    while len(rooms) < spec["count"]:
+        building = prose.pick(rng, spec["buildings"])
+        floor = between(rng, spec["floors"])
+        room_id = f"{building[0]}-{floor}{rng.randint(1, 40):02d}"
+        if room_id in used:
+            continue
+        used.add(room_id)
+        rooms.append({
+            "room_id": room_id,
+            "name": f"{building} {floor}.{room_id[-2:]} ({prose.pick(rng, prose.PROJECT_WORDS)})",
+            "building": building,
+            "floor": floor,
+            "capacity": between(rng, spec["capacity"]),
+            "features": sorted(rng.sample(spec["features"], between(rng, spec["features_per_room"]))),
+        })
+    rooms.sort(key=lambda r: r["room_id"])
+    bookings = []
+    for room in rooms:
+        for day in horizon(config):
+            if day.weekday() >= 5:
+                continue
+            starts = []
+            for _ in range(between(rng, spec["bookings_per_weekday"])):
+                minutes = prose.pick(rng, spec["booking_durations"])
+                starts.append((_event_start(rng, day, config.calendar, minutes), minutes))
+            for start, minutes in sorted(starts):
+                bookings.append({"room_id": room["room_id"], "start": timestamp_text(start),
+                                 "end": timestamp_text(start + dt.timedelta(minutes=minutes))})
+    return rooms, bookings
+
+
+@dataclass
+class ThreadWriter:
+    """Writes the threads of one project: ids, authors and increasing timestamps. Chatter draws
+    from its own generator (None: no chatter), so the tagged messages are the same with or
+    without it: the build judges candidates without chatter and adds it to the kept ones."""
+    project_id: str
+    project_name: str
+    rng: random.Random
+    authors: list[dict]
+    clock: dt.datetime
+    threads: list[dict]
+    chatter_rng: random.Random | None
+    next_message: int = 1
+
+    def new_thread(self) -> dict:
+        slug = self.project_name.split()[0].lower()
+        thread = {
+            "thread_id": f"{self.project_id}-t{len(self.threads) + 1}",
+            "project_id": self.project_id,
+            "channel": f"#{slug}-{prose.pick(self.rng, prose.CHANNEL_SUFFIXES)}",
+            "title": f"{self.project_name}: {prose.pick(self.rng, prose.TOPICS)}",
+            "messages": [],
+        }
+        self.threads.append(thread)
+        return thread
+
+    def say(self, thread: dict, text: str, tags: list[tuple[str, dict]] = (),
+            rng: random.Random | None = None) -> None:
+        rng = rng or self.rng
+        self.clock += dt.timedelta(minutes=rng.randint(3, 400))
+        thread["messages"].append({
+            "message_id": f"{self.project_id}-m{self.next_message:03d}",
+            "author_id": prose.pick(rng, self.authors)["person_id"],
+            "ts": timestamp_text(self.clock),
+            "text": text,
+            "tags": [{"type": kind, "params": params} for kind, params in tags],
+        })
+        self.next_message += 1
+
+    def fit_before(self, limit: dt.datetime) -> None:
+        """Squeeze the messages' times into [first, limit) keeping their order, so that nothing
+        is said after the instance's "now" (equal times keep message_id order)."""
+        messages = [m for t in self.threads for m in t["messages"]]
+        if not messages or max(m["ts"] for m in messages) < timestamp_text(limit):
+            return
+        first = dt.datetime.fromisoformat(min(m["ts"] for m in messages))
+        last = dt.datetime.fromisoformat(max(m["ts"] for m in messages))
+        scale = (limit - dt.timedelta(minutes=1) - first) / max(last - first, dt.timedelta(minutes=1))
+        for m in messages:
+            moment = first + (dt.datetime.fromisoformat(m["ts"]) - first) * scale
+            m["ts"] = timestamp_text(moment.replace(second=0, microsecond=0))
+
+    def chatter(self, thread: dict, bounds: tuple[int, int]) -> None:
+        """Between bounds[0] and bounds[1] ordinary messages."""
+        if self.chatter_rng is None:
+            return
+        names = [a["name"].split()[0] for a in self.authors]
+        for _ in range(between(self.chatter_rng, bounds)):
+            self.say(thread, prose.chatter(self.chatter_rng, names), rng=self.chatter_rng)
+
+
+def constraint_tag_message(rng: random.Random, kind: str, params: dict, name: str = "") -> str:
+    tag = render_tag(kind, params)
+    if kind == "ban":
+        start, end = dt.datetime.fromisoformat(params["start"]), dt.datetime.fromisoformat(params["end"])
+        return prose.pick(rng, prose.BAN_TEXT).format(
+            reason=prose.pick(rng, prose.BAN_REASONS), day=prose.human_day(start.date()),
+            start=prose.human_time(start), end=prose.human_time(end), tag=tag)
+    if kind == "ooo":
+        start = dt.datetime.fromisoformat(params["start"])
+        end = dt.datetime.fromisoformat(params["end"])
+        when = (prose.human_day(start.date()) if end - start >= dt.timedelta(hours=20) else
+                f"{prose.human_day(start.date())} {prose.human_time(start)}–{prose.human_time(end)}")
+        return prose.pick(rng, prose.OOO_TEXT).format(
+            name=name, when=when, reason=prose.pick(rng, prose.OOO_REASONS), tag=tag)
+    end_by = dt.datetime.fromisoformat(params["end_by"])
+    return prose.pick(rng, prose.DEADLINE_TEXT).format(
+        end_by=f"{prose.human_day(end_by.date())} {prose.human_time(end_by)}", tag=tag)
+
+
+def random_range(rng: random.Random, day: dt.date) -> tuple[dt.datetime, dt.datetime]:
+    start = clock_at(day, "08:00") + dt.timedelta(minutes=rng.choice((0, 5, 10, 15, 20, 30, 45)) + 15 * rng.randint(0, 24))
+    return start, start + dt.timedelta(minutes=rng.choice((45, 60, 90, 120, 150, 180, 240)))
+
+
+def _noise_projects(config: WorldConfig, rng: random.Random, people: list[dict]) -> tuple[list[dict], list[dict]]:
+    """Projects no instance asks about; their threads carry tags that must not be applied."""
+    projects, threads = [], []
+    days = horizon(config)
+    for i in range(config.noise.get("noise_projects", 0)):
+        project_id = f"PRJ-N{i + 1:02d}"
+        name = f"{prose.PROJECT_WORDS[(i * 7) % len(prose.PROJECT_WORDS)]} {prose.pick(rng, prose.PROJECT_KINDS)} (archive)"
+        projects.append({"project_id": project_id, "name": name})
+        writer = ThreadWriter(project_id, name, rng, rng.sample(people, 4),
+                              clock_at(days[0], "09:00"), threads, chatter_rng=rng)
+        for _ in range(between(rng, config.noise.get("threads_per_project", [1, 1]))):
+            thread = writer.new_thread()
+            writer.chatter(thread, config.noise["chatter_per_thread"])
+            start, end = random_range(rng, prose.pick(rng, days))
+            ban = {"start": timestamp_text(start), "end": timestamp_text(end)}
+            writer.say(thread, constraint_tag_message(rng, "ban", ban), [("ban", ban)])
+            writer.chatter(thread, (2, 2))
+    return projects, threads
+
+
+def generate_world(config: WorldConfig) -> dict:
+    rng = seeded_rng(config, "world")
+    people = _people(config, rng)
+    world = {
+        "world_id": config.world_id,
+        "level": config.level,
+        "seed": config.seed,
+        "timezone": config.timezone,
+        "people": people,
+        "events": _events(config, rng, people),
+        "policies": _policies(config),
+    }
+    if config.level >= 2:
+        world["policy_docs"] = _policy_docs(config, rng, world["policies"])
+        world["projects"], world["threads"] = _noise_projects(config, rng, people)
+    if config.level == 3:
+        world["rooms"], world["room_bookings"] = _rooms(config, rng)
+    return world
