@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import typer
 
+from ..legacy import cli as legacy
 from . import dataset, runs, tools, warehouse
 
 app = typer.Typer(help="MPCBench: can an agent compose personal context to schedule a meeting?",
@@ -21,6 +22,8 @@ app.command("import")(dataset.import_command)
 app.command("eval")(runs.eval_command)
 app.command("rescore")(runs.rescore_command)
 app.command("report")(runs.report_command)
+app.add_typer(legacy.app, name="legacy")
+app.command("judge-audit")(legacy.judge_audit_command)
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ import re
 from .archive import prompt_config
 from .backend import ToolBackend, find_tool
 from .models import OFFLINE_PREFIX, Endpoint
-from .project import InfrastructureError
+from .project import InfrastructureError, UserError
 from .validate import parse_reply
 
 OFFLINE_AGENTS = ("scripted", "bad")
@@ -56,10 +56,10 @@ async def play(agent_model: str, task: dict, backend: ToolBackend, endpoint: End
     if agent_model == OFFLINE_PREFIX + "bad":
         return bad(task)
     if agent_model.startswith(OFFLINE_PREFIX):
-        raise ValueError(f"no offline agent {agent_model!r}; there are: "
+        raise UserError(f"no offline agent {agent_model!r}; there are: "
                          + ", ".join(OFFLINE_PREFIX + name for name in OFFLINE_AGENTS))
     if endpoint is None:
-        raise ValueError(f"{agent_model} is a model on an endpoint; give an Endpoint")
+        raise UserError(f"{agent_model} is a model on an endpoint; give an Endpoint")
     return await tool_loop(agent_model, task, backend, endpoint, max_steps)
 
 

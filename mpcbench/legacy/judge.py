@@ -29,7 +29,7 @@ import re
 
 from .archive import prompt_config
 from .models import OFFLINE_PREFIX, Endpoint
-from .project import InfrastructureError
+from .project import InfrastructureError, UserError
 from .validate import parse_reply, problems
 
 AXES = ("answer_requirements_satisfaction", "source_grounded_reasoning")
@@ -100,9 +100,9 @@ async def judge(judge_input: dict, judge_model: str, endpoint: Endpoint | None =
     if judge_model == HEURISTIC:
         return _outcome("ok", heuristic(judge_input), 0, None)
     if judge_model.startswith(OFFLINE_PREFIX):
-        raise ValueError(f"no offline judge {judge_model!r}; there is {HEURISTIC}")
+        raise UserError(f"no offline judge {judge_model!r}; there is {HEURISTIC}")
     if endpoint is None:
-        raise ValueError(f"{judge_model} is a model on an endpoint; give an Endpoint")
+        raise UserError(f"{judge_model} is a model on an endpoint; give an Endpoint")
     client = endpoint.client(judge_model)
     messages = [{"role": "system", "content": prompt_config()["evaluation"]["judge"]["system_prompt"]},
                 {"role": "user", "content": json.dumps(judge_input, ensure_ascii=False)}]

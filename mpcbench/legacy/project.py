@@ -6,23 +6,25 @@ so that a move of those modules means editing this one file.
 
 from __future__ import annotations
 
-from ..agents.base import ToolSpec
-from ..answers import SUBMIT_TOOL_NAME
-from ..db import SQL_DIR, connect, layer_views, referenced_tables
+from ..episode.answers import SUBMIT_TOOL_NAME
+from ..episode.arguments import _describe as describe_argument_error
+from ..episode.contract import ToolSpec
+from ..episode.render import Result, fetch_rows, render_json, render_markdown
+from ..episode.toolfiles import Tool, ToolDefinitionError, ToolError, strip_comments
+from ..episode.toolfiles import _header as tool_file_header
+from ..episode.toolfiles import _param as tool_file_param
+from ..episode.tools import ToolEnvironment
 from ..errors import UserError
-from ..eval import JOURNAL, RUN_JSON, read_journal, url_host
+from ..harness.config import JOURNAL, RUN_JSON
+from ..harness.journal import read_journal
+from ..harness.provenance import build_content_hash, url_host
 from ..llm import ChatClient, EndpointConfig, InfrastructureError, ResponseCache
-from ..tools import (Result, Tool, ToolDefinitionError, ToolEnvironment, ToolError, render_json, render_markdown,
-                     strip_comments)
-from ..tools import _describe as describe_argument_error
-from ..tools import _header as tool_file_header
-from ..tools import _param as tool_file_param
-from ..tools import _rows as fetch_rows
+from ..warehouse.db import SQL_DIR, connect, layer_views, referenced_tables
 
 __all__ = [
     "ChatClient", "EndpointConfig", "InfrastructureError", "JOURNAL", "RUN_JSON", "ResponseCache", "Result",
     "SQL_DIR", "SUBMIT_TOOL_NAME", "Tool", "ToolDefinitionError", "ToolEnvironment", "ToolError", "ToolSpec",
-    "UserError", "connect", "describe_argument_error", "fetch_rows", "layer_views", "read_journal",
-    "referenced_tables", "render_json", "render_markdown", "strip_comments", "tool_file_header",
+    "UserError", "build_content_hash", "connect", "describe_argument_error", "fetch_rows", "layer_views",
+    "read_journal", "referenced_tables", "render_json", "render_markdown", "strip_comments", "tool_file_header",
     "tool_file_param", "url_host",
 ]
