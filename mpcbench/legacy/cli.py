@@ -197,13 +197,22 @@ def judge_command(
         outcome = asyncio.run(_judge_and_close(data, model, options, attempts))
     except UserError as e:
         fail(str(e))
-    agent = agent_model or (input.name.split("__agent-")[1].split("__judge-")[0] if "__agent-" in input.name else "unknown")
+    agent = agent_model or _agent_of(input)
     path = output or input.with_name(input.name.replace("_judge_input.json", "") + "_judge_result.json"
                                      if input.name.endswith("_judge_input.json") else input.stem + "_judge_result.json")
     write_json(path, judge_result(data["task_id"], agent, model, outcome))
     if outcome["status"] != "ok":
         fail(f"{outcome['status']}: {outcome['error']} (recorded in {path})")
     typer.echo(f"{AXES[0]} {outcome[AXES[0]]['score']}, {AXES[1]} {outcome[AXES[1]]['score']}: {path}")
+
+
+def _agent_of(judge_input: Path) -> str:
+    """The agent model of a judge input written beside its run log (seed naming), else "unknown"."""
+    log = judge_input.with_name(judge_input.name.split("__judge-")[0] + "_run.json")
+    try:
+        return load_json(log, "run_log")["agent_model"]
+    except UserError:
+        return "unknown"
 
 
 async def _judge_and_close(data: dict, model: str, options: Endpoint, attempts: int) -> dict:
