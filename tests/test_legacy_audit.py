@@ -17,14 +17,15 @@ from typer.testing import CliRunner
 from evalkit import PerInstance, submit
 from fake_openai import FakeOpenAI, reply_tool_calls
 from legacykit import judge_input_of, judge_reply
-from mpcbench import db
 from mpcbench.cli import app
-from mpcbench.eval import EvalConfig, run_eval
+from mpcbench.harness.config import EvalConfig
+from mpcbench.harness.runner import run_eval
 from mpcbench.legacy import validate
 from mpcbench.legacy.agreement import cohen_kappa, krippendorff_alpha, spearman
 from mpcbench.legacy.audit import AuditConfig, run_audit
 from mpcbench.legacy.models import Endpoint
 from mpcbench.legacy.project import UserError
+from mpcbench.warehouse import db
 
 TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
 

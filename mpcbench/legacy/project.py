@@ -19,12 +19,12 @@ from ..harness.config import JOURNAL, RUN_JSON
 from ..harness.journal import read_journal
 from ..harness.provenance import build_content_hash, url_host
 from ..llm import ChatClient, EndpointConfig, InfrastructureError, ResponseCache
-from ..warehouse.db import SQL_DIR, connect, layer_views, referenced_tables
+from ..warehouse.db import SQL_DIR, connect, layer_views
 
 __all__ = [
     "ChatClient", "EndpointConfig", "InfrastructureError", "JOURNAL", "RUN_JSON", "ResponseCache", "Result",
     "SQL_DIR", "SUBMIT_TOOL_NAME", "Tool", "ToolDefinitionError", "ToolEnvironment", "ToolError", "ToolSpec",
     "UserError", "build_content_hash", "connect", "describe_argument_error", "fetch_rows", "layer_views",
-    "read_journal", "referenced_tables", "render_json", "render_markdown", "strip_comments", "tool_file_header",
+    "read_journal", "render_json", "render_markdown", "strip_comments", "tool_file_header",
     "tool_file_param", "url_host",
 ]
