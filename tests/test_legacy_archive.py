@@ -92,6 +92,12 @@ def test_reference_checks_catch_what_a_schema_cannot():
     found = validate.problems(calendar, "calendar")
     assert any(p.startswith("$.events[0].end: ") and "is not after the start" in p for p in found)
     assert "$.events[1].start: '2025-02-30T10:00' is not a real date or time" in found
+    state = sources["world_state"]
+    state["noise_scenarios"][0]["events"][0]["event_id"] = "review_moved-2"
+    state["sub_scenarios_expanded"][0]["events"][0]["actor"] = "u99"
+    assert validate.problems(state, "world_state") == [
+        "$.sub_scenarios_expanded[0].events[0].actor: 'u99' is not a person id",
+        "$.noise_scenarios[0].events[0].event_id: duplicate id 'review_moved-2'"]
 
 
 @pytest.mark.parametrize("module", [agreement, archive, layout, mock, models, run, validate, warehouse])

@@ -137,8 +137,14 @@ def _world_state_refs(data: dict) -> list[str]:
                     for p in _known(who, people, f"$.{group}[{i}].participants[{j}]", "a person id")]
             out += [p for j, event in enumerate(sub["events"])
                     for p in _known(event["actor"], people, f"$.{group}[{i}].events[{j}].actor", "a person id")]
-    events = [e for group in ("sub_scenarios_expanded", "noise_scenarios") for s in data[group] for e in s["events"]]
-    return out + [p.replace("$.events", "$..events") for p in _unique(events, "event_id", "events")]
+    seen: set = set()
+    for group in ("sub_scenarios_expanded", "noise_scenarios"):
+        for i, sub in enumerate(data[group]):
+            for j, event in enumerate(sub["events"]):
+                if event["event_id"] in seen:
+                    out.append(f"$.{group}[{i}].events[{j}].event_id: duplicate id {event['event_id']!r}")
+                seen.add(event["event_id"])
+    return out
 
 
 def _slack_refs(data: dict) -> list[str]:
