@@ -247,3 +247,22 @@ def test_cli_offline_audit_and_its_errors(runs, db_path, tmp_path):
     con.close()
     with pytest.raises(UserError, match="content hash differs"):
         run_audit(AuditConfig(runs=(runs[1],), out=tmp_path / "b", db=changed), Endpoint())
+
+
+def test_cli_audit_against_an_endpoint_then_replayed_offline_from_its_cache(runs, golds, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-audit-SECRET-7")
+    out = tmp_path / "audit"
+    with fake_judges(golds) as srv:
+        result = CliRunner().invoke(app, ["judge-audit", str(runs[2]), "--base-url", srv.base_url, "--judge-model",
+                                          "judge-a", "--max-retries", "0", "--out", str(out)])
+        asked = len(srv.requests)
+    assert result.exit_code == 0, result.output
+    first = pl.read_parquet(out / "judge_scores.parquet")
+    assert asked == first.height > 0 and (out / "judge_cache.jsonl").exists()
+    monkeypatch.delenv("OPENAI_API_KEY")
+    result = CliRunner().invoke(app, ["judge-audit", str(runs[2]), "--judge-model", "judge-a", "--replay",
+                                      "--cache", str(out / "judge_cache.jsonl"), "--out", str(tmp_path / "again")])
+    assert result.exit_code == 0, result.output
+    assert pl.read_parquet(tmp_path / "again" / "judge_scores.parquet").equals(first)
+    for path in out.rglob("*"):
+        assert not path.is_file() or b"SECRET" not in path.read_bytes(), path
