@@ -21,11 +21,11 @@ when the model
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import asdict, dataclass
 
-from ..episode.answers import SUBMIT_TOOL_NAME, ParsedAnswer, parse_submission, parse_text_answer, submit_tool
-from ..episode.contract import AgentOutput, Environment, ToolCall
+from ..episode.answers import SUBMIT_TOOL_NAME, parse_text_answer, submit_tool
+from ..episode.contract import AgentOutput, Environment
+from ..episode.submission import submit_call
 from ..llm import ChatClient, InfrastructureError
 
 TOOL_CHOICES = ("auto", "required", "none")
@@ -96,11 +96,6 @@ class AgentOptions:
         return asdict(self)
 
 
-def _submitted_text(answer: ParsedAnswer) -> str:
-    n = len(answer.candidates)
-    return f"Submitted {n} candidate{'s' if n != 1 else ''}."
-
-
 class OpenAIAgent:
     """Implements agents.base.Agent over a `ChatClient` (one client may serve many episodes)."""
 
@@ -156,13 +151,8 @@ class OpenAIAgent:
                 function = call.get("function") or {}
                 name, arguments = function.get("name") or "", function.get("arguments") or ""
                 if name == SUBMIT_TOOL_NAME:
-                    started = time.perf_counter()
-                    answer = parse_submission(arguments, env.level)
-                    text = (_submitted_text(answer) if answer.parse_ok else
-                            f"error: {answer.error}. Fix the arguments and call {SUBMIT_TOOL_NAME} again.")
-                    env.trace.append(ToolCall(turn=turn, step=len(env.trace) + 1, tool=name, arguments=arguments,
-                                              result=text, latency_ms=(time.perf_counter() - started) * 1000,
-                                              error=None if answer.parse_ok else answer.error))
+                    answer = submit_call(env, arguments, turn=turn)
+                    text = env.trace[-1].result
                     if answer.parse_ok:
                         accepted = answer
                     elif accepted is None:

@@ -1,5 +1,5 @@
 """The `mpcbench` command line, joined in one place: each command group is a module of its own
-(`warehouse`, `dataset`, `runs`, `tools`), and each command parses its arguments and calls one
+(`warehouse`, `dataset`, `runs`, `tools`, `integrations`), and each command parses its arguments and calls one
 library function. `mpcbench = "mpcbench.cli:app"` is the console script."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import typer
 
 from ..legacy import cli as legacy
-from . import dataset, runs, tools, warehouse
+from . import dataset, integrations, runs, tools, warehouse
 
 app = typer.Typer(help="MPCBench: can an agent compose personal context to schedule a meeting?",
                   no_args_is_help=True, add_completion=False)
@@ -24,6 +24,7 @@ app.command("rescore")(runs.rescore_command)
 app.command("report")(runs.report_command)
 app.add_typer(legacy.app, name="legacy")
 app.command("judge-audit")(legacy.judge_audit_command)
+app.command("mcp")(integrations.mcp_command)
 
 
 def main() -> None:

@@ -20,6 +20,7 @@ from .provenance import url_host
 
 OFFLINE = ("scripted", "calendar-only", "random")
 AGENTS = ("openai", *OFFLINE, "replay")
+EXTERNAL = ("mcp",)                         # agents outside the harness, served by `mpcbench mcp`
 MODES = ("tools", "context")
 JOURNAL = "journal.jsonl"
 CACHE = "llm_cache.jsonl"
@@ -65,7 +66,7 @@ class EvalConfig:
     replay_from: str | None = None
 
     def validate(self) -> None:
-        if self.agent not in AGENTS:
+        if self.agent not in AGENTS + EXTERNAL:
             raise UserError(f"--agent must be one of {', '.join(AGENTS)}, not {self.agent!r}")
         if self.agent == "openai" and not self.model:
             raise UserError("--agent openai needs --model")

@@ -44,7 +44,7 @@ from ..grading.feedback import FeedbackGiver
 from ..grading.scoring import GRADER_VERSION, gold_keys, quick_score
 from ..llm import InfrastructureError
 from ..warehouse import db
-from .config import DEFAULT_RUNS_DIR, FEEDBACK_CACHE, JOURNAL, RUN_FILES, RUN_JSON, EvalConfig
+from .config import DEFAULT_RUNS_DIR, EXTERNAL, FEEDBACK_CACHE, JOURNAL, RUN_FILES, RUN_JSON, EvalConfig
 from .journal import Journal, episode_record, read_journal, turn_answer, write_json
 from .plans import AgentPlan, agent_plan, chat_client, plan_episodes, replayed_protocol
 from .provenance import build_content_hash, sql_hash, url_host, versions
@@ -108,6 +108,9 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
              progress: Progress | None = None) -> EvalResult:
     """Run (or finish) an eval and write its tables; see the module docstring."""
     config, run_dir = prepare_run(config, resume=resume, overwrite=overwrite)
+    if config.agent in EXTERNAL:
+        raise UserError(f"{run_dir} is a run of an outside agent ({config.agent}); continue it with "
+                        f"`mpcbench {config.agent} --run {run_dir}`")
     if config.agent == "replay":
         config = replayed_protocol(config)
     progress = progress or Progress()
@@ -127,26 +130,8 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
             episodes = plan_episodes(con, config)
         if not episodes:
             raise UserError("no instances match --levels / --instances / --instance")
-        content_hash = build_content_hash(con)
-        saved_path = run_dir / RUN_JSON
-        run_id = run_dir.name
-        meta = json.loads(saved_path.read_text()) if resume else {
-            "run_id": run_id, "created_at": dt.datetime.now().isoformat(timespec="seconds"),
-            "benchmark_version": __version__, "grader_version": GRADER_VERSION}
-        if resume and meta.get("build", {}).get("content_sha256") not in (None, content_hash):
-            raise UserError(f"--resume: {db_path} is not the build this run started on (content hash differs)")
-        build_info = dict(con.execute("select key, value from build_info order by key").fetchall())
-        meta.update({
-            "status": "running", "agent": plan.agent, "model": plan.model, "mode": config.mode,
-            "base_url_host": url_host(config.base_url), "api_key_env": config.api_key_env if config.agent == "openai" else None,
-            "replay_of": config.replay_from, "notes": plan.notes,
-            "build": {"db": str(db_path), "content_sha256": content_hash, "info": build_info},
-            "sql_sha256": sql_hash(), "versions": versions(),
-            "seeds": {"agent_seed": config.seed, "trial_seeds": None if config.seed is None else
-                      [config.seed + t for t in range(config.trials)],
-                      "worlds": {k: v for k, v in build_info.items() if k.startswith("seed_")}},
-            "options": config.public(), "episodes": {"planned": len(episodes)}})
-        write_json(saved_path, meta)
+        write_run_meta(con, config, run_dir, agent=plan.agent, model=plan.model, notes=plan.notes,
+                       planned=len(episodes), resume=resume)
 
         journal_path = run_dir / JOURNAL
         done = read_journal(journal_path, repair=True)
@@ -156,9 +141,35 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
         gold = gold_keys(con, sorted({i for i, _, _ in todo}))
         ran = asyncio.run(_run_all(con, config, plan, todo, journal_path, gold, progress))
         result = finalize(run_dir, con, planned=episodes)
-        return EvalResult(run_dir, run_id, result["summary"], len(episodes), ran)
+        return EvalResult(run_dir, run_dir.name, result["summary"], len(episodes), ran)
     finally:
         con.close()
+
+
+def write_run_meta(con, config: EvalConfig, run_dir: Path, *, agent: str, model: str | None, notes: list[str],
+                   planned: int, resume: bool) -> dict:
+    """Write run.json as a run starts (or resumes): what ran, on which build, with which options.
+    A resume keeps the saved metadata and refuses a build whose content differs."""
+    saved_path = run_dir / RUN_JSON
+    content_hash = build_content_hash(con)
+    meta = json.loads(saved_path.read_text()) if resume else {
+        "run_id": run_dir.name, "created_at": dt.datetime.now().isoformat(timespec="seconds"),
+        "benchmark_version": __version__, "grader_version": GRADER_VERSION}
+    if resume and meta.get("build", {}).get("content_sha256") not in (None, content_hash):
+        raise UserError(f"--resume: {Path(config.db)} is not the build this run started on (content hash differs)")
+    build_info = dict(con.execute("select key, value from build_info order by key").fetchall())
+    meta.update({
+        "status": "running", "agent": agent, "model": model, "mode": config.mode,
+        "base_url_host": url_host(config.base_url), "api_key_env": config.api_key_env if config.agent == "openai" else None,
+        "replay_of": config.replay_from, "notes": notes,
+        "build": {"db": str(Path(config.db)), "content_sha256": content_hash, "info": build_info},
+        "sql_sha256": sql_hash(), "versions": versions(),
+        "seeds": {"agent_seed": config.seed, "trial_seeds": None if config.seed is None else
+                  [config.seed + t for t in range(config.trials)],
+                  "worlds": {k: v for k, v in build_info.items() if k.startswith("seed_")}},
+        "options": config.public(), "episodes": {"planned": planned}})
+    write_json(saved_path, meta)
+    return meta
 
 
 async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path: Path, gold, progress) -> int:

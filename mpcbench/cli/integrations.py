@@ -1,0 +1,59 @@
+"""`mpcbench mcp`: serve the tools to an outside agent over MCP (needs `pip install 'mpcbench[mcp]'`)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import UserError
+from ..harness.config import EvalConfig
+from ..harness.session import open_external_run
+from ..warehouse import db
+from .common import DbOption, err, fail
+
+
+def mcp_command(
+    instance: Annotated[str | None, typer.Option(help="Serve this one instance, e.g. L3-0007.")] = None,
+    level: Annotated[int | None, typer.Option(min=1, max=3, help="Serve the instances of this level, one after "
+                                                                 "another.")] = None,
+    instances: Annotated[int | None, typer.Option(min=1, help="With --level: the first N instances.")] = None,
+    run: Annotated[Path | None, typer.Option(help="The run directory (default build/runs/<run_id>); a run "
+                                                  "already there is continued.")] = None,
+    model: Annotated[str | None, typer.Option(help="A label for the agent's model in runs.parquet.")] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="Serve streamable HTTP on this port "
+                                                                     "(http://HOST:PORT/mcp) instead of stdio.")] = None,
+    host: Annotated[str, typer.Option(help="With --port: the address to listen on.")] = "127.0.0.1",
+    db_path: DbOption = db.DEFAULT_DB,
+) -> None:
+    """Serve a level's tools and submit_candidates over MCP (stdio, or streamable HTTP with --port).
+    Each submission is journaled and scored like an eval episode, into the run's Parquet tables."""
+    if (instance is None) == (level is None):
+        fail("pass --instance ID (one instance) or --level N (a run of that level's instances)", 2)
+    try:
+        from ..integrations.mcp_server import make_server, serve_http, serve_stdio  # optional dependency
+    except ImportError as e:
+        fail(f"the MCP server needs the mcp package ({e.name} is missing): pip install 'mpcbench[mcp]'")
+    config = EvalConfig(agent="mcp", db=str(db_path), levels=(level,) if level else (1, 2, 3),
+                        instances=instances, instance_ids=(instance,) if instance else (), model=model,
+                        out=str(run) if run else None)
+    try:
+        session = open_external_run(config)
+    except UserError as e:
+        fail(str(e))
+    where = f"http://{host}:{port}/mcp" if port else "stdio"
+    err.print(f"Serving level {session.level}: {len(session.todo)} of {len(session.episodes)} instances to answer, "
+              f"over {where}; results in {session.run_dir}/", markup=False, highlight=False)
+    server = make_server(session)
+    try:
+        asyncio.run(serve_http(server, host=host, port=port) if port else serve_stdio(server))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        session.close()
+    done = len(session.episodes) - len(session.todo)
+    err.print(f"Stopped: {done} of {len(session.episodes)} instances answered; tables in {session.run_dir}/ "
+              f"(serve the rest with `mpcbench mcp --run {session.run_dir} ...` and the same selection)",
+              markup=False, highlight=False)

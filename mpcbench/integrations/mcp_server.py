@@ -1,0 +1,73 @@
+"""`mpcbench mcp`: the tools of a level as an MCP server (the official `mcp` SDK), for any agent
+that speaks MCP.
+
+    run = open_external_run(EvalConfig(agent="mcp", instance_ids=("L3-0007",), levels=(3,)))
+    server = make_server(run)
+    asyncio.run(serve_stdio(server))            # or serve_http(server, port=8765)
+
+The server lists the level's catalog with each tool's description and input schema taken from
+its `sql/tools/*.sql` file (as `mpcbench tools list --json` gives them) plus `submit_candidates`;
+a call returns exactly the text `mpcbench tools call` prints, and an `error: ...` text comes
+back with `isError`. The rules and the first task are the server's instructions; the prompt
+`task` gives the current task; a valid submission is journaled and scored (see
+`harness.session`), and its reply carries the next task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import mcp_types as types
+import uvicorn
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+
+from .. import __version__
+from ..episode.answers import submit_tool
+from ..harness.session import ExternalRun
+
+TASK_PROMPT = "task"
+
+
+def make_server(run: ExternalRun) -> Server:
+    submit = submit_tool(run.level)["function"]
+    tools = [types.Tool(name=spec.name, description=spec.description, input_schema=spec.parameters)
+             for spec in run.tools]
+    tools.append(types.Tool(name=submit["name"], description=submit["description"], input_schema=submit["parameters"]))
+
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    one_at_a_time = asyncio.Lock()  # HTTP clients may call side by side; the run has one current instance
+
+    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        # in a worker thread: finalize (after a submission) runs the scripted reference with its own loop
+        async with one_at_a_time:
+            text, is_error = await asyncio.to_thread(run.call, params.name, params.arguments)
+        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
+
+    async def list_prompts(ctx, params) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[types.Prompt(
+            name=TASK_PROMPT, description="The scheduling rules and the current task (the next one after each "
+                                          "submission).")])
+
+    async def get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        if params.name != TASK_PROMPT:
+            raise ValueError(f"there is no prompt named {params.name!r}; the prompt is {TASK_PROMPT!r}")
+        return types.GetPromptResult(description=f"MPCBench level {run.level}", messages=[
+            types.PromptMessage(role="user", content=types.TextContent(text=run.instructions()))])
+
+    return Server("mpcbench", version=__version__, instructions=run.instructions(),
+                  on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_list_prompts=list_prompts, on_get_prompt=get_prompt)
+
+
+async def serve_stdio(server: Server) -> None:
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def serve_http(server: Server, *, host: str = "127.0.0.1", port: int = 8765) -> None:
+    """Streamable HTTP at http://HOST:PORT/mcp."""
+    app = server.streamable_http_app(host=host)
+    await uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).serve()
