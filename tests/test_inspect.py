@@ -1,0 +1,110 @@
+"""The Inspect AI task with Inspect's own `mockllm` model: the tools Inspect offers are the level's
+catalog, and one recorded trajectory (an `mpcbench eval` journal record, replayed as the model's
+tool calls and submission) scores the same under Inspect as under `mpcbench eval`."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+
+from evalkit import instances
+from mpcbench.episode.answers import submit_tool
+from mpcbench.episode.toolfiles import catalog
+from mpcbench.harness.config import EvalConfig
+from mpcbench.harness.journal import read_journal
+from mpcbench.harness.runner import run_eval
+
+pytest.importorskip("inspect_ai", reason="Inspect AI is an optional dependency: pip install 'mpcbench[inspect]'")
+from inspect_ai import eval as inspect_eval  # noqa: E402
+from inspect_ai.model import ModelOutput, ModelUsage  # noqa: E402
+
+from mpcbench.integrations.inspect_task import scheduling  # noqa: E402
+
+
+def recorded(db_path, tmp_path, agent: str, instance_id: str) -> tuple[dict, dict]:
+    """An eval run of one instance: its journal record and its runs.parquet row."""
+    result = run_eval(EvalConfig(agent=agent, db=str(db_path), levels=(2,), instance_ids=(instance_id,),
+                                 out=str(tmp_path / agent)))
+    record = read_journal(result.run_dir / "journal.jsonl")[(instance_id, 1)]
+    return record, pl.read_parquet(result.run_dir / "runs.parquet").to_dicts()[0]
+
+
+def replaying(records: dict[str, dict], seen_tools: list):
+    """A mockllm model that plays each instance's recorded tool calls, then its recorded answer."""
+    by_prompt = {r["transcript"][1]["content"] if r.get("transcript") else None: r for r in records.values()}
+
+    def model(messages, tools, tool_choice, config):
+        seen_tools.append(tools)
+        prompt = next(m.text for m in messages if m.role == "user")
+        record = next(r for p, r in by_prompt.items() if p == prompt)
+        calls = [c for c in record["tool_calls"] if c["tool"] != "submit_candidates"]
+        done = sum(1 for m in messages if m.role == "tool")
+        if done < len(calls):
+            out = ModelOutput.for_tool_call("mockllm/model", calls[done]["tool"], json.loads(calls[done]["arguments"]))
+        else:
+            answer = {"candidates": [json.loads(c["raw"]) for c in record["answers"][-1]["candidates"]]}
+            out = ModelOutput.for_tool_call("mockllm/model", "submit_candidates", answer)
+        out.usage = ModelUsage(input_tokens=1000, output_tokens=50, total_tokens=1050)
+        return out
+
+    return model
+
+
+def test_a_recorded_trajectory_scores_the_same_under_inspect_and_eval(db_path, tmp_path, monkeypatch):
+    wrong, wrong_row = recorded(db_path, tmp_path, "calendar-only", "L2-0001")
+    right, right_row = recorded(db_path, tmp_path, "scripted", "L2-0002")
+    prompts = dict(zip(("L2-0001", "L2-0002"), (wrong, right)))
+    for instance_id, record in prompts.items():  # offline agents keep no transcript; give the prompt
+        record["transcript"] = [None, {"content": _prompt(db_path, instance_id)}]
+    seen_tools: list = []
+    logs = inspect_eval(scheduling(level=2, db=str(db_path), instances=2), model="mockllm/model",
+                        model_args={"custom_outputs": replaying(prompts, seen_tools)},
+                        log_dir=str(tmp_path / "logs"), display="none", max_samples=1)
+    assert logs[0].status == "success", logs[0].error
+    samples = {s.id: s for s in logs[0].samples}
+
+    for instance_id, record, row in (("L2-0001", wrong, wrong_row), ("L2-0002", right, right_row)):
+        sample = samples[instance_id]
+        score = sample.scores["oracle"]
+        assert score.value == {"f1": row["f1"], "exact_match": float(row["exact_match"])}, instance_id
+        assert score.metadata["failure_cause"] == row["failure_cause"]
+        assert score.metadata["failure_stage"] == row["failure_stage"]
+        texts = [m.text for m in sample.messages if m.role == "tool"]
+        calls = [c for c in record["tool_calls"] if c["tool"] != "submit_candidates"]
+        assert [len(t) for t in texts[:-1]] == [c["result_chars"] for c in calls]
+        assert texts[-1].startswith("Submitted")
+    assert wrong_row["f1"] < 1.0 and wrong_row["failure_cause"] and right_row["exact_match"]
+
+    expected = [t.spec.openai()["function"] for t in catalog(2)] + [submit_tool(2)["function"]]
+    offered = seen_tools[0]
+    assert [(t.name, t.description, t.parameters.model_dump(exclude_none=True)) for t in offered] == \
+        [(f["name"], f["description"], f["parameters"]) for f in expected]
+
+
+def test_a_bad_submission_is_a_tool_error_and_a_plain_text_answer_is_parsed(db_path, golds, tmp_path):
+    gold = golds["L1-0001"]
+    steps = iter([
+        ModelOutput.for_tool_call("mockllm/model", "submit_candidates", {"candidates": [{"start": "tomorrow"}]}),
+        ModelOutput.from_content("mockllm/model", "```json\n" + json.dumps(
+            {"candidates": [{"start": s.replace("T", " ")} for s, _ in gold]}) + "\n```"),
+    ])
+
+    def model(messages, tools, tool_choice, config):
+        out = next(steps)
+        out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+        return out
+
+    logs = inspect_eval(scheduling(level=1, db=str(db_path), instances=1), model="mockllm/model",
+                        model_args={"custom_outputs": model}, log_dir=str(tmp_path / "logs"), display="none")
+    sample = logs[0].samples[0]
+    tool_messages = [m for m in sample.messages if m.role == "tool"]
+    # Inspect checks arguments against the tool's schema (the one from the tool files) itself
+    assert len(tool_messages) == 1 and "'tomorrow' does not match" in tool_messages[0].error.message
+    assert sample.scores["oracle"].value == {"f1": 1.0, "exact_match": 1.0}
+    assert logs[0].results.scores[0].metrics["mean"].value == 1.0
+
+
+def _prompt(db_path, instance_id: str) -> str:
+    return next(p for i, _, p in instances(db_path) if i == instance_id)
