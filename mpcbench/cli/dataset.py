@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..dataset.export import export_dataset
+from ..dataset.hf import export_hf
 from ..dataset.importer import import_dataset
 from ..dataset.validate import DatasetError
 from ..errors import UserError
@@ -17,14 +18,23 @@ from ..warehouse import db
 from .common import DbOption, console, err, fail, open_db
 
 
+FORMATS = {"json": export_dataset, "hf": export_hf}
+
+
 def export_command(
-    directory: Annotated[Path, typer.Argument(help="Where to write worlds/, instances/, oracles/ and schema/.")],
+    directory: Annotated[Path, typer.Argument(help="Where to write worlds/, instances/, oracles/ and schema/ "
+                                                   "(--format hf: README.md and Parquet splits).")],
+    fmt: Annotated[str, typer.Option("--format", help="json: the dataset files; hf: a Hugging Face dataset "
+                                                      "(Parquet splits per level and a dataset card).")] = "json",
     db_path: DbOption = db.DEFAULT_DB,
 ) -> None:
-    """Write the dataset files (DESIGN.md section 5): worlds, instances, gold answers, JSON Schemas."""
+    """Write the dataset files (docs/dataset.md): worlds, instances, gold answers, JSON Schemas;
+    or, with --format hf, a Hugging Face dataset directory."""
+    if fmt not in FORMATS:
+        fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}", 2)
     con = open_db(db_path)
     try:
-        exported = export_dataset(con, directory)
+        exported = FORMATS[fmt](con, directory)
     except UserError as e:
         fail(str(e))
     finally:

@@ -1,0 +1,150 @@
+"""`mpcbench export --format hf DIR`: the dataset as a Hugging Face dataset repository.
+
+    >>> export_hf(con, Path("hf"))      # README.md (the card), instances/level{1,2,3}.parquet, worlds/level{1,2,3}.parquet
+    >>> datasets.load_dataset("hf", "instances", split="level2")      # offline: a local directory
+
+Two configs, one split per level: `instances` (the default: prompt, given, requirements and the
+gold answer of each instance) and `worlds` (one row per level: the world's sources, each
+collection as canonical JSON text, so every world round-trips exactly). The rows are those the
+JSON export writes (`rows.dump_instances`, `rows.dump_world`, `export.oracle_lines`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from .. import __version__
+from ..errors import UserError
+from .export import ExportedLevel, oracle_lines
+from .rows import canonical_json, dump_instances, dump_world
+
+WORLD_LISTS = ("people", "events", "policies", "policy_docs", "projects", "threads", "rooms", "room_bookings")
+GOLD = pl.List(pl.Struct({"start": pl.String, "end": pl.String, "room_id": pl.String}))
+INSTANCE_SCHEMA = {
+    "instance_id": pl.String, "level": pl.Int64, "world_id": pl.String, "prompt": pl.String, "now": pl.String,
+    "window_start": pl.String, "window_end": pl.String, "project_id": pl.String, "n": pl.Int64,
+    "given": pl.String, "requirements": pl.String, "n_feasible": pl.Int64, "gold": GOLD,
+}
+WORLD_SCHEMA = {"world_id": pl.String, "level": pl.Int64, "seed": pl.Int64, "timezone": pl.String,
+                **{name: pl.String for name in WORLD_LISTS}}
+
+
+def instance_rows(con: duckdb.DuckDBPyConnection, level: int) -> list[dict]:
+    gold = {line["instance_id"]: line for line in oracle_lines(con, level)}
+    return [{"instance_id": i["instance_id"], "level": i["level"], "world_id": i["world_id"], "prompt": i["prompt"],
+             "now": i["now"], "window_start": i["window"]["start"], "window_end": i["window"]["end"],
+             "project_id": i["project_id"], "n": i["requirements"]["n"], "given": canonical_json(i["given"]),
+             "requirements": canonical_json(i["requirements"]), "n_feasible": gold[i["instance_id"]]["n_feasible"],
+             "gold": gold[i["instance_id"]]["candidates"]} for i in dump_instances(con, level)]
+
+
+def world_row(con: duckdb.DuckDBPyConnection, world_id: str) -> dict:
+    world = dump_world(con, world_id)
+    return {**{k: world[k] for k in ("world_id", "level", "seed", "timezone")},
+            **{name: canonical_json(world[name]) if name in world else None for name in WORLD_LISTS}}
+
+
+def export_hf(con: duckdb.DuckDBPyConnection, out_dir: Path) -> list[ExportedLevel]:
+    out_dir = Path(out_dir)
+    worlds = con.execute("select level, world_id from worlds order by level, world_id").fetchall()
+    if len({level for level, _ in worlds}) != len(worlds):
+        raise UserError("the database holds several worlds for one level; the dataset has one world per level")
+    exported = []
+    try:
+        for sub in ("instances", "worlds"):
+            (out_dir / sub).mkdir(parents=True, exist_ok=True)
+        for level, world_id in worlds:
+            rows = instance_rows(con, level)
+            pl.from_dicts(rows, schema=INSTANCE_SCHEMA).write_parquet(out_dir / "instances" / f"level{level}.parquet")
+            pl.from_dicts([world_row(con, world_id)], schema=WORLD_SCHEMA).write_parquet(
+                out_dir / "worlds" / f"level{level}.parquet")
+            exported.append(ExportedLevel(level, world_id, len(rows)))
+        (out_dir / "README.md").write_text(dataset_card(con, exported), encoding="utf-8")
+    except OSError as e:
+        raise UserError(f"cannot write {out_dir}: {e.strerror or e}") from e
+    return exported
+
+
+def _configs(levels: list[int]) -> str:
+    out = []
+    for name in ("instances", "worlds"):
+        out.append(f"- config_name: {name}\n" + ("  default: true\n" if name == "instances" else "")
+                   + "  data_files:\n" + "".join(f"  - split: level{lv}\n    path: {name}/level{lv}.parquet\n"
+                                                 for lv in levels))
+    return "".join(out)
+
+
+def dataset_card(con: duckdb.DuckDBPyConnection, exported: list[ExportedLevel]) -> str:
+    info = dict(con.execute("select key, value from build_info order by key").fetchall())
+    counts = ", ".join(f"level {e.level}: {e.instances}" for e in exported)
+    seeds = ", ".join(f"{k} = {v}" for k, v in info.items() if k.startswith("seed_"))
+    return f"""---
+license: mit
+pretty_name: MPCBench
+task_categories:
+- text-generation
+- question-answering
+language:
+- en
+tags:
+- agents
+- tool-use
+- scheduling
+- benchmark
+size_categories:
+- n<1K
+configs:
+{_configs([e.level for e in exported])}---
+
+# MPCBench
+
+Can an agent pull scattered personal context together and get a real task right? Each instance
+asks for the N earliest meeting times that break no constraint, given calendars, an
+organisation's policies, project threads, a people directory and a room system. Instances:
+{counts}.
+
+## Configs and columns
+
+`instances` (default), one split per level: `instance_id`, `level`, `world_id`, `prompt` (what
+the agent is told), `now` (the moment of the request), `window_start`, `window_end`,
+`project_id`, `n` (candidates wanted), `given` (JSON: the requirements the prompt states),
+`requirements` (JSON: the fully resolved answer-key input, hidden from agents), `n_feasible`,
+and `gold`: the oracle's answer, a list of `{{start, end, room_id}}` earliest first (`room_id`
+at level 3 only). Times are local wall-clock `YYYY-MM-DDTHH:MM` in the world's timezone.
+
+`worlds`, one row per level: `world_id`, `level`, `seed`, `timezone`, and each source as JSON
+text (`people`, `events`, `policies`, `policy_docs`, `projects`, `threads`, `rooms`,
+`room_bookings`; null where the level has none); `json.loads` gives the lists of the JSON export.
+
+    from datasets import load_dataset
+    instances = load_dataset("DIR", "instances", split="level2")
+    worlds = load_dataset("DIR", "worlds", split="level2")
+
+An agent sees only the prompt and what its tools read from the world; the benchmark's tools,
+harness and scorer are in the `mpcbench` package (`mpcbench eval`, `mpcbench mcp`, the Inspect
+task `mpcbench/scheduling`).
+
+## How it was generated
+
+`mpcbench build` (version {__version__}) generates one world per level from seeded configs
+({seeds}), samples candidate instances aimed so that every source matters, and labels them with
+an oracle written in SQL over DuckDB. This card and the Parquet files were written by
+`mpcbench export --format hf`; the same build gives the same files.
+
+## The oracle's guarantees
+
+- Every constraint is hard and checked in SQL: calendars (confirmed and tentative events),
+  the instance's policy (working hours, blackouts, buffers, no-meeting weekdays, minimum notice,
+  meetings per day), the project's thread tags (deadlines, bans, out-of-office, and at level 3
+  the requirements themselves) and, at level 3, rooms.
+- `gold` is the N earliest feasible starts on the 15-minute grid of the window; instances with
+  fewer than N feasible starts are discarded.
+- Necessity: removing any one required source changes the answer, so an agent that ignores a
+  source cannot reach an exact match.
+- The scripted solver of the package reaches an exact match on every instance through the
+  tools alone: every instance is solvable from what the tools show.
+"""
