@@ -47,14 +47,15 @@ class BarProgress(EvalProgress):
 def print_summary(title: str, summary: list[dict]) -> None:
     table = Table(title=title)
     for column in ("level", "episodes", "mean F1", "EM rate", "parse failures", "infra errors", "tool calls",
-                   "tokens in/out"):
+                   "tokens in/out", "cost (US$)"):
         table.add_column(column, justify="right")
     for s in summary:
         table.add_row(str(s["level"]), str(s["episodes"]),
                       "—" if s["mean_f1"] is None else f"{s['mean_f1']:.3f}",
                       "—" if s["em_rate"] is None else f"{s['em_rate']:.0%}",
                       str(s["parse_failures"]), str(s["infrastructure_errors"]), f"{s['mean_tool_calls']:.1f}",
-                      f"{s['mean_prompt_tokens']:.0f}/{s['mean_completion_tokens']:.0f}")
+                      f"{s['mean_prompt_tokens']:.0f}/{s['mean_completion_tokens']:.0f}",
+                      "n/a" if s.get("cost_usd") is None else f"{s['cost_usd']:.4f}")
     console.print(table)
 
 
@@ -91,6 +92,10 @@ def eval_command(
     ablation: Annotated[bool, typer.Option(help="Run the four MINT configurations (baseline, tools only, "
                                                 "feedback only, full) into one directory.")] = False,
     replay_from: Annotated[Path | None, typer.Option("--from", help="The run to replay (--agent replay).")] = None,
+    prices: Annotated[Path | None, typer.Option(help="A TOML price table ([models.\"NAME\"] input/output, US$ per "
+                                                     "million tokens) extending the shipped one.")] = None,
+    max_cost: Annotated[float | None, typer.Option(help="Stop starting episodes before the run would cost more "
+                                                        "than this many US$ (resumable).")] = None,
     out: Annotated[Path | None, typer.Option(help="The run directory (default build/runs/<run_id>).")] = None,
     resume: Annotated[bool, typer.Option(help="Finish the run in --out: run only its missing episodes.")] = False,
     retry_errors: Annotated[bool, typer.Option(help="With --resume: run again the episodes that ended in an "
@@ -110,7 +115,8 @@ def eval_command(
                         max_retries=max_retries, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
                         max_tokens=max_tokens, replay_from=str(replay_from) if replay_from else None,
                         mode=mode, max_turns=max_turns, feedback=feedback, feedback_detail=feedback_detail,
-                        feedback_model=feedback_model)
+                        feedback_model=feedback_model, prices=str(prices) if prices else None,
+                        max_cost_usd=max_cost)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                   console=err, transient=True) as bar:
@@ -127,6 +133,9 @@ def eval_command(
         label = f" ({name})" if ablation and name != result.run_id else ""
         print_summary(f"Run {result.run_id}{label}: {result.episodes} episodes ({result.ran} run now)",
                       result.summary)
+    for _, result in results:
+        if result.stopped:
+            err.print(f"Run {result.run_id}: {result.stopped}", markup=False, highlight=False, soft_wrap=True)
     where = results[0][1].run_dir.parent if ablation else results[0][1].run_dir
     console.print(f"Results: {where}/ (runs, turns, candidates, tool_calls and failures .parquet, run.json"
                   f"{'; ablation.json' if ablation else ''})", markup=False, highlight=False)

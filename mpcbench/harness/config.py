@@ -64,6 +64,9 @@ class EvalConfig:
     max_tokens: int | None = None
     # replay
     replay_from: str | None = None
+    # cost
+    prices: str | None = None               # a price table extending the shipped one (harness/prices.toml)
+    max_cost_usd: float | None = None       # stop starting episodes before this budget would be passed
 
     def validate(self) -> None:
         if self.agent not in AGENTS + EXTERNAL:
@@ -89,6 +92,8 @@ class EvalConfig:
             raise UserError("--trials, --concurrency and --max-steps must be at least 1")
         if not set(self.levels) <= {1, 2, 3} or not self.levels:
             raise UserError("--levels takes a subset of 1,2,3")
+        if self.max_cost_usd is not None and (self.max_cost_usd <= 0 or self.agent != "openai"):
+            raise UserError("--max-cost takes a positive amount in US$ and applies to --agent openai")
         if self.tool_choice not in TOOL_CHOICES:
             raise UserError(f"--tool-choice must be one of {', '.join(TOOL_CHOICES)}")
 

@@ -19,6 +19,11 @@ are computed from the journal alone (`finalize`, which `mpcbench rescore` also r
     run.json            configuration (no secret: the key's variable name, the base URL's host),
                         versions, the build's content hash, seeds, and a summary per level
 
+Cost: the model's price (`cost.model_price`: the shipped `prices.toml`, extended by `--prices`)
+is saved in run.json, and each episode's cost is in runs.parquet (`cost_usd`, null when the price
+is unknown). With `max_cost_usd` an episode starts only while the budget allows it (`cost.Budget`);
+the episodes left unrun are named in `EvalResult.stopped`, and `--resume` finishes them.
+
 The `openai` agent's requests and responses are cached in `llm_cache.jsonl` by request hash;
 `--agent replay --from RUN` re-runs a recorded run from it without a network.
 """
@@ -45,6 +50,7 @@ from ..grading.scoring import GRADER_VERSION, gold_keys, quick_score
 from ..llm import InfrastructureError
 from ..warehouse import db
 from .config import DEFAULT_RUNS_DIR, EXTERNAL, FEEDBACK_CACHE, JOURNAL, RUN_FILES, RUN_JSON, EvalConfig
+from .cost import Budget, episode_cost, model_price
 from .journal import Journal, episode_record, read_journal, turn_answer, write_json
 from .plans import AgentPlan, agent_plan, chat_client, plan_episodes, replayed_protocol
 from .provenance import build_content_hash, sql_hash, url_host, versions
@@ -68,6 +74,7 @@ class EvalResult:
     summary: list[dict]
     episodes: int
     ran: int          # episodes run by this call (the rest came from the journal)
+    stopped: str | None = None   # why episodes were left unrun (the --max-cost budget), or None
 
 
 def default_run_id(config: EvalConfig) -> str:
@@ -89,8 +96,9 @@ def prepare_run(config: EvalConfig, *, resume: bool, overwrite: bool = False) ->
         if not saved_path.exists():
             raise UserError(f"--resume: {run_dir} holds no run.json (give the run directory with --out)")
         saved = json.loads(saved_path.read_text())
+        budget = {k: getattr(config, k) for k in ("max_cost_usd", "prices") if getattr(config, k) is not None}
         config_saved = EvalConfig.from_public(saved["options"], base_url=config.base_url, out=str(run_dir),
-                                              concurrency=config.concurrency)
+                                              concurrency=config.concurrency, **budget)
         host = saved["options"].get("base_url_host")
         if host and url_host(config.base_url) != host:
             raise UserError(f"--resume: this run used an endpoint at {host}; pass its --base-url again "
@@ -130,8 +138,12 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
             episodes = plan_episodes(con, config)
         if not episodes:
             raise UserError("no instances match --levels / --instances / --instance")
+        price = model_price(plan.model, config.prices) if config.agent == "openai" else None
+        if config.max_cost_usd is not None and price is None:
+            raise UserError(f"--max-cost: no price for model {plan.model!r}; add it to a price table and pass "
+                            "--prices FILE (see harness/prices.toml)")
         write_run_meta(con, config, run_dir, agent=plan.agent, model=plan.model, notes=plan.notes,
-                       planned=len(episodes), resume=resume)
+                       planned=len(episodes), resume=resume, price=price)
 
         journal_path = run_dir / JOURNAL
         done = read_journal(journal_path, repair=True)
@@ -139,15 +151,24 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
                 if (i, t) not in done or (retry_errors and done[(i, t)].get("error"))]
         progress.start(len(episodes), len(episodes) - len(todo))
         gold = gold_keys(con, sorted({i for i, _, _ in todo}))
-        ran = asyncio.run(_run_all(con, config, plan, todo, journal_path, gold, progress))
+        again = {(i, t) for i, _, t in todo}
+        kept = [r for key, r in done.items() if key not in again]
+        budget = Budget(config.max_cost_usd, [episode_cost(price, r.get("prompt_tokens"), r.get("completion_tokens"))
+                                              or 0.0 for r in kept])
+        ran = asyncio.run(_run_all(con, config, plan, todo, journal_path, gold, progress, budget, price))
         result = finalize(run_dir, con, planned=episodes)
-        return EvalResult(run_dir, run_dir.name, result["summary"], len(episodes), ran)
+        stopped = None
+        if budget.skipped:
+            stopped = (f"stopped at the --max-cost budget: US${budget.spent:.4f} spent of US${config.max_cost_usd:g}; "
+                       f"{budget.skipped} episode(s) not run (finish with --resume --out {run_dir} and a higher "
+                       "--max-cost)")
+        return EvalResult(run_dir, run_dir.name, result["summary"], len(episodes), ran - budget.skipped, stopped)
     finally:
         con.close()
 
 
 def write_run_meta(con, config: EvalConfig, run_dir: Path, *, agent: str, model: str | None, notes: list[str],
-                   planned: int, resume: bool) -> dict:
+                   planned: int, resume: bool, price: dict | None = None) -> dict:
     """Write run.json as a run starts (or resumes): what ran, on which build, with which options.
     A resume keeps the saved metadata and refuses a build whose content differs."""
     saved_path = run_dir / RUN_JSON
@@ -167,12 +188,13 @@ def write_run_meta(con, config: EvalConfig, run_dir: Path, *, agent: str, model:
         "seeds": {"agent_seed": config.seed, "trial_seeds": None if config.seed is None else
                   [config.seed + t for t in range(config.trials)],
                   "worlds": {k: v for k, v in build_info.items() if k.startswith("seed_")}},
-        "options": config.public(), "episodes": {"planned": planned}})
+        "options": config.public(), "episodes": {"planned": planned}, "price": price})
     write_json(saved_path, meta)
     return meta
 
 
-async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path: Path, gold, progress) -> int:
+async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path: Path, gold, progress,
+                   budget: Budget, price: dict | None) -> int:
     journal = Journal(journal_path)
     limit = asyncio.Semaphore(config.concurrency)
     # The openai SDK allocates many short-lived objects per request; with every long-lived object
@@ -184,14 +206,20 @@ async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path:
 
     feedback = make_feedback(con, config, journal_path.parent, replay_of=plan.feedback_from)
 
-    async def one(instance_id: str, level: int, trial: int) -> dict:
+    async def one(instance_id: str, level: int, trial: int) -> dict | None:
         async with limit:
-            return await run_episode(con, plan, instance_id, level, trial, config, feedback)
+            if not budget.admit():
+                return None
+            record = await run_episode(con, plan, instance_id, level, trial, config, feedback)
+            budget.finish(episode_cost(price, record["prompt_tokens"], record["completion_tokens"]))
+            return record
 
     try:
         tasks = [asyncio.create_task(one(*episode)) for episode in todo]
         for finished in asyncio.as_completed(tasks):
             record = await finished
+            if record is None:  # left unrun: the --max-cost budget
+                continue
             await asyncio.to_thread(journal.append, record)  # serialized: one append at a time
             if record["error"]:
                 progress.episode(record, None, None)

@@ -19,5 +19,6 @@ def summarize(runs: list[dict]) -> list[dict]:
             "mean_tool_calls": sum(r["tool_calls"] for r in rows) / len(rows),
             "mean_prompt_tokens": sum(r.get("prompt_tokens") or 0 for r in rows) / len(rows),
             "mean_completion_tokens": sum(r.get("completion_tokens") or 0 for r in rows) / len(rows),
+            "cost_usd": None if any(r.get("cost_usd") is None for r in rows) else sum(r["cost_usd"] for r in rows),
         })
     return out

@@ -21,6 +21,7 @@ import polars as pl
 from ..episode.answers import SUBMIT_TOOL_NAME
 from ..grading.scoring import GRADER_VERSION, Scored, score_episodes, tool_sources
 from .config import JOURNAL, RUN_JSON
+from .cost import episode_cost
 from .journal import episodes_from_journal, read_journal, write_json
 from .provenance import build_content_hash, sql_hash
 from .reference import reference_calls
@@ -36,7 +37,7 @@ RUNS_SCHEMA = {
     "sources_required": L, "sources_read": L, "source_coverage": F,
     "max_turns": I, "feedback": S, "solved_turn": I,
     "tool_calls": I, "tool_errors": I, "reference_tool_calls": I, "extra_tool_calls": I,
-    "prompt_tokens": I, "completion_tokens": I, "latency_s": F, "error": S, "error_kind": S,
+    "prompt_tokens": I, "completion_tokens": I, "cost_usd": F, "latency_s": F, "error": S, "error_kind": S,
 }
 CANDIDATES_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "position": I, "start": S, "room_id": S,
@@ -96,7 +97,8 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
                "tool_calls": len(calls), "tool_errors": sum(1 for c in calls if c.get("error")),
                "reference_tool_calls": reference.get(rec["instance_id"]),
                "max_turns": options.get("max_turns", 1), "feedback": options.get("feedback", "none"),
-               "solved_turn": None if rec.get("error") else solved.get(key)}
+               "solved_turn": None if rec.get("error") else solved.get(key),
+               "cost_usd": episode_cost(meta.get("price"), rec.get("prompt_tokens"), rec.get("completion_tokens"))}
         if row["reference_tool_calls"] is not None:
             row["extra_tool_calls"] = max(len(calls) - row["reference_tool_calls"], 0)
         if rec.get("error"):
@@ -125,6 +127,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
                  "grader_version": GRADER_VERSION, "sql_sha256": sql_hash(),
                  "episodes": {"planned": planned_n, "finished": len(records),
                               "infrastructure_errors": sum(1 for r in runs if r.get("error"))},
+                 "cost_usd": sum(r["cost_usd"] for r in runs) if meta.get("price") else None,
                  "summary": summary})
     write_json(run_dir / RUN_JSON, meta)
     return meta

@@ -147,19 +147,27 @@ def coverage_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
 
 def efficiency_table(groups: list[Group], prices: dict, models: dict[str, str | None]) -> tuple[list[str], list[list[str]]]:
     header = ["Level", "Model", "Tool calls", "Scripted solver's calls", "Extra calls", "Tool errors", "Steps",
-              "Prompt tokens", "Completion tokens", "Cost per episode (US$)", "Seconds per episode"]
+              "Prompt tokens", "Completion tokens", "Cost per episode (US$)", "Cost, all episodes (US$)",
+              "Seconds per episode"]
     body = []
     for g in groups:
         rows = g.rows
         prompt = mean([float(r["prompt_tokens"] or 0) for r in rows])
         completion = mean([float(r["completion_tokens"] or 0) for r in rows])
         price = prices.get(models.get(g.label) or "")
-        cost = (prompt * price[0] + completion * price[1]) / 1e6 if price and prompt is not None else None
+        if price:  # --price overrides the run's own price table
+            costs = [((r["prompt_tokens"] or 0) * price[0] + (r["completion_tokens"] or 0) * price[1]) / 1e6
+                     for r in rows]
+        else:  # the runs' cost_usd; unknown (null) for a model without a price, or an offline agent
+            costs = [r.get("cost_usd") for r in rows]
+        known = rows and all(c is not None for c in costs)
+        cost, total = (mean(costs), sum(costs)) if known else (None, None)
         body.append([f"Level {g.level}", g.label, _num(mean([float(r["tool_calls"]) for r in rows]), 1),
                      _num(mean([float(r["reference_tool_calls"]) for r in rows if r["reference_tool_calls"] is not None]), 1),
                      _num(mean([float(r["extra_tool_calls"]) for r in rows if r["extra_tool_calls"] is not None]), 1),
                      _num(mean([float(r["tool_errors"]) for r in rows]), 1), _num(mean([float(r["steps"] or 0) for r in rows]), 1),
-                     f"{prompt:.0f}", f"{completion:.0f}", "—" if cost is None else f"{cost:.4f}",
+                     f"{prompt:.0f}", f"{completion:.0f}", "n/a" if cost is None else f"{cost:.4f}",
+                     "n/a" if total is None else f"{total:.4f}",
                      _num(mean([float(r["latency_s"] or 0) for r in rows]), 2)])
     return header, body
 
