@@ -56,6 +56,10 @@ def compare_db(before: Path, after: Path) -> bool:
     for name in [*names["a"], *VIEWS]:
         if name not in VIEWS and name not in names["b"]:
             continue
+        columns = [[d[0] for d in con.execute(f"select * from {x}.{name} limit 0").description] for x in ("a", "b")]
+        if columns[0] != columns[1]:
+            ok &= _report(f"columns of {name}", ",".join(columns[0]), ",".join(columns[1]))
+            continue
         only = []
         for x, y in (("a", "b"), ("b", "a")):
             only.append(con.execute(f"select count(*) from (select * from {x}.{name} except all "

@@ -21,16 +21,18 @@ when the model
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from dataclasses import asdict, dataclass
 
 from ..episode.answers import SUBMIT_TOOL_NAME, parse_text_answer, submit_tool
 from ..episode.contract import AgentOutput, Environment
 from ..episode.submission import submit_call
 from ..llm import ChatClient, InfrastructureError
+from ..warehouse.kinds import kinds_of
 
 TOOL_CHOICES = ("auto", "required", "none")
 
-_CORE = """\
+_INTRO = """\
 You are a scheduling assistant inside a company. You find meeting times by reading the company's
 internal sources through the tools you have, and you give your answer by calling submit_candidates.
 
@@ -39,20 +41,27 @@ How scheduling works here:
   Intervals are half-open [start, end): a meeting may start exactly when another one ends.
 - A candidate starts on the 15-minute grid (minute 00, 15, 30 or 45) on a day of the requested
   window (both end days included) and lasts the meeting's duration.
-- Every constraint below is hard: a candidate that breaks one is invalid.
-- Calendars: no participant may have a confirmed or tentative event that overlaps the meeting
-  (cancelled events do not count).
-- Policy: only the rules of the policy the request uses apply. Working hours (the meeting lies
-  within them), blackout windows (no overlap, every day), buffer (no participant event within
-  that many minutes before the start or after the end), no-meeting weekdays, minimum notice (the
-  start is at least that many hours after now), maximum meetings per day (no participant already
-  has that many events starting that day)."""
+- Every constraint below is hard: a candidate that breaks one is invalid."""
 
-_THREADS = """
-- Project threads: only the threads of the request's project apply. Deadline (the meeting ends
-  by then), ban (no overlap with the banned period) and out-of-office (that participant is away:
-  no overlap) all apply. Machine-readable tags look like [[type key=value ...]] in documents and
-  messages."""
+
+def _bullet(text: str) -> str:
+    return "\n" + textwrap.fill(text, width=96, subsequent_indent="  ")
+
+
+def _source_rules(source: str) -> str:
+    """The constraint kinds of one source, as the registry words them."""
+    texts = [k.prompt_text for k in kinds_of(source)]
+    if source == "calendar":
+        return _bullet("- Calendars: " + " ".join(texts) + ".")
+    if source == "policy":
+        listed = ", ".join(texts)
+        return _bullet("- Policy: only the rules of the policy the request uses apply. "
+                       + listed[0].upper() + listed[1:] + ".")
+    listed = ", ".join(texts[:-1]) + " and " + texts[-1]
+    return _bullet("- Project threads: only the threads of the request's project apply. "
+                   + listed[0].upper() + listed[1:] + " all apply. Machine-readable tags look like "
+                   "[[type key=value ...]] in documents and messages.")
+
 
 _REQUIREMENTS = """
 - The request may leave the participants, duration, number of options, policy, room needs and
@@ -73,7 +82,8 @@ error, fix the arguments and call it again."""
 def system_prompt(level: int) -> str:
     """The system prompt for a level: the rules of the sources that level has, and the answer format."""
     example = '{"start": "2026-03-02T09:30", "room_id": "..."}' if level == 3 else '{"start": "2026-03-02T09:30"}'
-    return (_CORE + (_THREADS if level >= 2 else "") + (_REQUIREMENTS if level == 3 else "")
+    return (_INTRO + _source_rules("calendar") + _source_rules("policy")
+            + (_source_rules("threads") if level >= 2 else "") + (_REQUIREMENTS if level == 3 else "")
             + _ANSWER.format(example=example))
 
 

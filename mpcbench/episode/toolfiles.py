@@ -6,7 +6,8 @@ from them, so the description, the arguments and the query cannot drift apart:
 
     -- name: get_busy_intervals          the tool's name, equal to the file name
     -- description: When one person is busy ...
-    --   (an indented comment line continues the entry above it)
+    --   (an indented comment line continues the entry above it; `{policy_rule_types}`
+    --   stands for the policy rule types of the constraint-kind registry)
     -- levels: 1 2 3                     the levels whose catalog holds the tool
     -- render: json                      json | document | document_search | transcript | markdown
     -- items: busy                       json: the rows go in a list under this key, after an
@@ -37,6 +38,7 @@ from functools import cache
 from pathlib import Path
 
 from ..warehouse.db import SQL_DIR
+from ..warehouse.kinds import policy_rule_kinds
 from .contract import ToolSpec
 
 
@@ -224,10 +226,19 @@ def parse_tool_file(path: Path) -> Tool:
         exists_sql = f"select 1 from {table} where world_id = $world_id and {name} = ${name} limit 1"
         if not single.get("not_found"):
             raise ToolDefinitionError(f"{where}: exists needs a not_found text")
-    return Tool(name=single["name"], description=single["description"], levels=levels,
+    description = single["description"].replace("{policy_rule_types}", policy_rule_types_text())
+    return Tool(name=single["name"], description=description, levels=levels,
                 render=single["render"], params=tuple(params), sql=text, path=path, binds=binds,
                 items=single.get("items"), page_size=page_size, exists_sql=exists_sql,
                 not_found=single.get("not_found"), empty=single.get("empty"))
+
+
+def policy_rule_types_text() -> str:
+    """The policy rule types with their params and meaning, from the constraint-kind registry:
+    what `{policy_rule_types}` in a tool's description stands for."""
+    def params(kind) -> str:
+        return ", ".join(f"{p.name} HH:MM" if p.type == "clock" else p.name for p in kind.params)
+    return "; ".join(f"{k.name} ({params(k)}): {k.prompt_text}" for k in policy_rule_kinds())
 
 
 @cache

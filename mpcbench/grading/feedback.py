@@ -23,6 +23,7 @@ import asyncio
 import duckdb
 
 from ..episode.answers import SUBMIT_TOOL_NAME, ParsedAnswer
+from ..warehouse.kinds import constraint_kinds
 from .scoring import Episode, TurnAnswer, score_episodes
 
 KINDS = ("none", "binary", "rule", "llm")
@@ -30,19 +31,10 @@ DETAILS = ("count", "which", "why")
 
 SOURCE_NAMES = {"calendar": "calendar", "policy": "policy", "threads": "project threads",
                 "rooms": "room system", "answer": "answer format"}
-# what breaking each constraint kind means, in the words of the one who reads the feedback
+# what breaking each constraint kind means, in the words of the one who reads the feedback: the
+# registry's feedback_text for the constraint kinds, then the grader's own checks
 KIND_TEXT = {
-    "busy": "overlaps a participant's confirmed or tentative event",
-    "working_hours": "is not within the policy's working hours",
-    "blackout": "overlaps the policy's daily blackout window",
-    "buffer": "leaves less than the policy's buffer before or after a participant's event",
-    "no_meeting_weekdays": "falls on a weekday the policy keeps free of meetings",
-    "min_notice": "gives less notice than the policy's minimum",
-    "max_meetings_per_day": "falls on a day when a participant already has the policy's maximum of meetings",
-    "deadline": "ends after the project's deadline",
-    "ban": "overlaps a period the project's threads rule out",
-    "ooo": "overlaps a participant's out-of-office time",
-    "no_room": "has no fitting room free",
+    **{k.name: k.feedback_text for k in constraint_kinds()},
     "unknown_room": "names a room that does not exist",
     "room_unfit": "names a room that does not meet the meeting's room needs",
     "room_booked": "names a room that is booked then",

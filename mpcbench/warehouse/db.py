@@ -21,6 +21,7 @@ from sqlglot import exp
 
 DEFAULT_DB = Path("build/mpcbench.duckdb")
 TABLE_LAYER = "00_raw"
+SEED_LAYER = "05_seeds"          # tables with their rows: the constraint-kind registry, level_sources
 VIEW_LAYERS = ("10_staging", "20_intermediate", "30_oracle")
 
 
@@ -49,10 +50,33 @@ def referenced_tables(sql: str) -> set[str]:
     return {t.name for t in sqlglot.parse_one(sql, read="duckdb").find_all(exp.Table)}
 
 
+def framed_violations_sql(view_names: list[str]) -> str:
+    """The view `int_framed_violations`: the union of every `int_violations_<kind>` view of
+    20_intermediate whose kind does not frame the grid (the frame's starts are reported apart),
+    in the registry's bit order (views of unregistered kinds last: a test refuses them)."""
+    con = duckdb.connect(":memory:")
+    con.execute((SQL_DIR / SEED_LAYER / "constraint_kinds.sql").read_text())
+    order = {f"int_violations_{k}": (bit, is_frame) for k, bit, is_frame in con.execute(
+        "select constraint_kind, bit, is_frame from constraint_kinds").fetchall()}
+    con.close()
+    names = [n for n in view_names if n.startswith("int_violations_") and not order.get(n, (0, False))[1]]
+    names.sort(key=lambda n: (order.get(n, (float("inf"),))[0], n))
+    return ("-- Every (candidate, constraint) pair that removes a candidate inside working hours, with the\n"
+            "-- source row that kills it: generated, the union of every int_violations_<kind> view but the\n"
+            "-- frame's. Rooms are judged later, on feasible starts only.\n"
+            + "\nunion all ".join(f"select * from {name}" for name in names))
+
+
+GENERATED_VIEWS = {"20_intermediate": {"int_framed_violations": framed_violations_sql}}
+
+
 @cache
 def layer_views(layer: str) -> tuple[tuple[str, str], ...]:
-    """(view name, SQL) of every view in a layer, each after the views it reads."""
+    """(view name, SQL) of every view in a layer, each after the views it reads; a generated
+    view (GENERATED_VIEWS) gets its SQL from the layer's files."""
     sources = {p.stem: p.read_text() for p in sorted((SQL_DIR / layer).glob("*.sql"))}
+    for name, make in GENERATED_VIEWS.get(layer, {}).items():
+        sources[name] = make(list(sources))
     graph = {name: referenced_tables(sql) & sources.keys() - {name} for name, sql in sources.items()}
     order = graphlib.TopologicalSorter(graph).static_order()
     return tuple((name, sources[name]) for name in order)
@@ -63,8 +87,10 @@ def view_names() -> list[str]:
 
 
 def create_tables(con: duckdb.DuckDBPyConnection) -> None:
-    for path in sorted((SQL_DIR / TABLE_LAYER).glob("*.sql")):
-        con.execute(path.read_text())
+    """The raw tables, empty, and the seed tables with their rows."""
+    for layer in (TABLE_LAYER, SEED_LAYER):
+        for path in sorted((SQL_DIR / layer).glob("*.sql")):
+            con.execute(path.read_text())
 
 
 def create_views(con: duckdb.DuckDBPyConnection) -> None:

@@ -7,9 +7,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-RULE_TYPES = ("working_hours", "blackout", "buffer", "no_meeting_weekdays", "min_notice",
-              "max_meetings_per_day")
-WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+from ..warehouse.kinds import check_params, policy_rule_kinds
+
 
 
 class ConfigError(ValueError):
@@ -55,17 +54,14 @@ def world_config_path(level: int, worlds_dir: Path | None = None) -> Path:
 
 
 def _check_rule(where: str, rule: dict) -> None:
+    """A rule's type and params, against the constraint-kind registry."""
+    rule_types = [k.name for k in policy_rule_kinds()]
     kind = rule.get("type")
-    if kind not in RULE_TYPES:
-        raise ConfigError(f"{where}: unknown rule type {kind!r} (known: {', '.join(RULE_TYPES)})")
-    for key in ("start", "end"):
-        if kind in ("working_hours", "blackout"):
-            try:
-                dt.time.fromisoformat(rule[key])
-            except (KeyError, ValueError):
-                raise ConfigError(f"{where}: {kind} needs {key} as HH:MM") from None
-    if kind == "no_meeting_weekdays" and not set(rule.get("weekdays", ())) <= set(WEEKDAYS):
-        raise ConfigError(f"{where}: weekdays must be among {', '.join(WEEKDAYS)}")
+    if kind not in rule_types:
+        raise ConfigError(f"{where}: unknown rule type {kind!r} (known: {', '.join(rule_types)})")
+    problems = check_params(kind, {k: v for k, v in rule.items() if k != "type"})
+    if problems:
+        raise ConfigError(f"{where}: {problems[0]}")
 
 
 def load_world_config(path: Path) -> WorldConfig:
@@ -95,6 +91,8 @@ def load_world_config(path: Path) -> WorldConfig:
             policies=tuple(policies), rooms=raw.get("rooms", {}),
             requirements=raw.get("requirements", {}),
         )
+    except ConfigError:
+        raise
     except KeyError as err:
         raise ConfigError(f"{path}: missing key {err}") from None
     except (TypeError, ValueError, AttributeError) as err:

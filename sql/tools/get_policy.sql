@@ -1,10 +1,6 @@
 -- name: get_policy
 -- description: One scheduling policy as JSON: its rules, each with a type and parameters.
---   Rule types: working_hours (start, end HH:MM: a meeting lies within them), blackout (start,
---   end HH:MM: a daily window no meeting may overlap), buffer (minutes free before and after,
---   against each attendee's other commitments), no_meeting_weekdays (weekdays), min_notice
---   (hours between now and the start), max_meetings_per_day (count: no attendee may already
---   have that many meetings starting that day).
+--   Rule types: {policy_rule_types}.
 -- levels: 1
 -- render: json
 -- items: rules

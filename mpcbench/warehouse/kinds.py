@@ -1,0 +1,119 @@
+"""The constraint-kind registry, `sql/05_seeds/constraint_kinds.sql`, as the Python reads it:
+config validation, the rule types of the world JSON Schema, the system prompt, the get_policy
+tool's description and the feedback text all come from these rows.
+
+    >>> [k.name for k in policy_rule_kinds()][:3]
+    ['working_hours', 'blackout', 'buffer']
+    >>> kind("buffer").params
+    (Param(name='minutes', type='integer', minimum=0, maximum=720),)
+    >>> check_params("buffer", {"minutes": 900})
+    ['minutes must be an integer from 0 to 720']
+
+The scripted solver and the reference oracle in tests/ do not read it: they stay independent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+import duckdb
+
+from . import db
+
+REGISTRY = db.SQL_DIR / db.SEED_LAYER / "constraint_kinds.sql"
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+CLOCK = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
+INT_MAX = 2147483647          # the largest value an `integer` param may take (the SQL column type)
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str                 # clock, integer or weekdays
+    minimum: int | None
+    maximum: int | None
+
+    def problem(self, value: object) -> str | None:
+        """Why `value` is not a valid value of this param, or None."""
+        if self.type == "clock":
+            if isinstance(value, str) and CLOCK.fullmatch(value):
+                return None
+            return f"{self.name} must be a time of day HH:MM"
+        if self.type == "integer":
+            high = INT_MAX if self.maximum is None else self.maximum
+            if isinstance(value, bool) or not isinstance(value, int) or not self.minimum <= value <= high:
+                return f"{self.name} must be an integer from {self.minimum} to {high}"
+            return None
+        if (not isinstance(value, list) or not value or len(set(value)) != len(value)
+                or not set(value) <= set(WEEKDAYS)):
+            return f"{self.name} must be a non-empty list of distinct weekdays among {', '.join(WEEKDAYS)}"
+        return None
+
+
+@dataclass(frozen=True)
+class ConstraintKind:
+    name: str
+    source: str
+    is_frame: bool
+    uses_calendar: bool
+    bit: int
+    params: tuple[Param, ...] | None     # None: not a policy rule
+    prompt_text: str
+    feedback_text: str
+
+
+@cache
+def constraint_kinds() -> tuple[ConstraintKind, ...]:
+    """Every registered kind, in bit order."""
+    con = duckdb.connect(":memory:")
+    con.execute(REGISTRY.read_text())
+    rows = con.execute("select constraint_kind, source, is_frame, uses_calendar, bit, params, prompt_text, "
+                       "feedback_text from constraint_kinds order by bit").fetchall()
+    con.close()
+    return tuple(
+        ConstraintKind(name, source, is_frame, uses_calendar, bit,
+                       None if params is None else tuple(Param(**p) for p in params), prompt, feedback)
+        for name, source, is_frame, uses_calendar, bit, params, prompt, feedback in rows)
+
+
+def kind(name: str) -> ConstraintKind:
+    for k in constraint_kinds():
+        if k.name == name:
+            return k
+    raise KeyError(name)
+
+
+def kinds_of(source: str) -> tuple[ConstraintKind, ...]:
+    return tuple(k for k in constraint_kinds() if k.source == source)
+
+
+def policy_rule_kinds() -> tuple[ConstraintKind, ...]:
+    return tuple(k for k in constraint_kinds() if k.params is not None)
+
+
+def check_params(rule_type: str, params: dict) -> list[str]:
+    """What is wrong with a policy rule's params (missing, unknown or invalid keys); [] if nothing."""
+    spec = {p.name: p for p in kind(rule_type).params}
+    problems = [f"{rule_type} needs {name}" for name in spec if name not in params]
+    problems += [f"{rule_type} has no param {key!r} (its params: {', '.join(spec)})"
+                 for key in params if key not in spec]
+    problems += [p.problem(params[name]) for name, p in spec.items() if name in params]
+    return [p for p in problems if p]
+
+
+def params_schema(rule_type: str) -> dict:
+    """The JSON Schema of a policy rule's params (the world schema's `<kind>_params`)."""
+    properties = {}
+    for p in kind(rule_type).params:
+        if p.type == "clock":
+            properties[p.name] = {"$ref": "#/$defs/clock"}
+        elif p.type == "integer":
+            properties[p.name] = {"type": "integer", "minimum": p.minimum,
+                                  "maximum": INT_MAX if p.maximum is None else p.maximum}
+        else:
+            properties[p.name] = {"type": "array", "minItems": 1, "uniqueItems": True,
+                                  "items": {"enum": list(WEEKDAYS)}}
+    return {"type": "object", "required": [p.name for p in kind(rule_type).params],
+            "additionalProperties": False, "properties": properties}
