@@ -202,6 +202,28 @@ CASES = [
     # max 2 meetings: p1 has 2 blocking events starting Tue (one tentative, both outside working
     # hours) -> Tue is out. Mon: p2 has one confirmed (07:00), one cancelled and one that started
     # on Sunday -> 1 < 2, Mon stays. Events outside the window days still count for their day.
+    # p1's 08:30-09:00 and 09:30-10:00 are 60 minutes apart; 09:00 would fill the gap and join
+    # them into a 90-minute run; 10:00 makes a run of exactly 60 (allowed); 10:15 touches p2's
+    # 10:45 event (75 minutes). The cancelled event would chain 10:00 to 11:00 if it counted;
+    # p3 is no participant.
+    Case("max_consecutive_minutes",
+         policies=[policy("POL-A", hours(), ("max_consecutive_minutes", {"minutes": 60}))],
+         events=[event("e1", "p1", "08:30", "09:00"), event("e2", "p1", "09:30", "10:00"),
+                 event("e3", "p1", "10:30", "11:00", status="cancelled"),
+                 event("e4", "p2", "10:45", "11:30", status="tentative"),
+                 event("e5", "p3", "10:30", "11:00")],
+         expected=[(at("10:00"), None)]),
+    # A meeting exactly as long as the cap is allowed alone; touching p2's 10:15 event pushes
+    # 09:30 over it (09:30-10:30, 60 minutes); later starts overlap the event.
+    Case("max_consecutive_minutes_at_the_cap",
+         policies=[policy("POL-A", hours(), ("max_consecutive_minutes", {"minutes": 45}))],
+         duration_min=45,
+         events=[event("e1", "p2", "10:15", "10:30")],
+         expected=[(at("09:00"), None), (at("09:15"), None)]),
+    # A meeting longer than the cap breaks it on its own, with an empty calendar: nothing is feasible.
+    Case("max_consecutive_minutes_longer_meeting",
+         policies=[policy("POL-A", hours(), ("max_consecutive_minutes", {"minutes": 45}))],
+         duration_min=60, n=1, expected=[]),
     Case("max_meetings_per_day",
          policies=[policy("POL-A", hours(), ("max_meetings_per_day", {"count": 2}))],
          window=("2026-03-02", "2026-03-03"),

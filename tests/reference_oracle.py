@@ -126,6 +126,12 @@ def is_feasible_start(world, instance, scenario, start, end, events, rules, tags
             for person in participants:
                 if sum(1 for e_start, _ in events.of(person) if e_start.date() == day) >= p["count"]:
                     return False
+        elif kind == "max_consecutive_minutes":
+            if not scenario.calendar:   # computed from events: it goes with the calendar
+                continue
+            for person in participants:
+                if run_length(start, end, events.of(person)) > dt.timedelta(minutes=p["minutes"]):
+                    return False
         else:
             raise ValueError(f"unknown rule type {kind}")
     if any(overlaps(start, end, e_start, e_end) for e_start, e_end in events.values_flat()):
@@ -141,6 +147,20 @@ def is_feasible_start(world, instance, scenario, start, end, events, rules, tags
                     and overlaps(start, end, when(p["start"]), when(p["end"]))):
                 return False
     return True
+
+
+def run_length(start: dt.datetime, end: dt.datetime, spans: list) -> dt.timedelta:
+    """How long the run of back-to-back intervals through [start, end) lasts: grow it by every
+    interval that overlaps or touches it until nothing more joins."""
+    low, high = start, end
+    grown = True
+    while grown:
+        grown = False
+        for s_start, s_end in spans:
+            if s_start <= high and low <= s_end and (s_start < low or s_end > high):
+                low, high = min(low, s_start), max(high, s_end)
+                grown = True
+    return high - low
 
 
 class Events:

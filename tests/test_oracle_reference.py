@@ -91,6 +91,8 @@ def policies(draw, policy_id):
         rules.append(("min_notice", {"hours": draw(st.integers(0, 30))}))
     if draw(sometimes):
         rules.append(("max_meetings_per_day", {"count": draw(st.integers(1, 6))}))
+    if draw(sometimes):
+        rules.append(("max_consecutive_minutes", {"minutes": draw(st.integers(15, 240))}))
     order = draw(st.permutations(range(len(rules))))
     return {"policy_id": policy_id, "name": policy_id,
             "rules": [{"rule_id": f"{policy_id}.{rules[i][0]}", "type": rules[i][0], "params": rules[i][1]}
@@ -197,7 +199,11 @@ def worlds(draw, level):
     events = []
     for i in range(draw(st.integers(0, 12) | st.integers(0, 40))):
         start, end = draw(spans(max_minutes=300, aims=aims))
-        events.append({"event_id": f"e{i:03d}", "person_id": draw(st.sampled_from(PERSON_IDS)),
+        person_id = draw(st.sampled_from(PERSON_IDS))
+        if events and draw(sometimes):   # back to back with the last event: runs of touching events
+            person_id, start = events[-1]["person_id"], dt.datetime.fromisoformat(events[-1]["end"])
+            end = start + dt.timedelta(minutes=draw(st.sampled_from([15, 30, 45, 60, 90])))
+        events.append({"event_id": f"e{i:03d}", "person_id": person_id,
                        "start": ts(start), "end": ts(end),
                        "status": draw(st.sampled_from(["confirmed", "tentative", "cancelled"])),
                        "title": "Busy"})

@@ -258,6 +258,10 @@ def is_feasible(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) 
             if any(sum(1 for b_start, _ in spans if b_start.date() == day) >= int(p["count"])
                    for spans in src.busy.values()):
                 return False
+        elif kind == "max_consecutive_minutes":
+            if any(back_to_back(start, end, spans) > dt.timedelta(minutes=int(p["minutes"]))
+                   for spans in src.busy.values()):
+                return False
         else:
             raise ValueError(f"unknown rule type {kind!r}")
     if any(overlaps(start, end, b_start, b_end) for b_start, b_end in every_busy):
@@ -270,6 +274,20 @@ def is_feasible(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) 
         if kind == "ooo" and _is_participant(task, p) and overlaps(start, end, when(p["start"]), when(p["end"])):
             return False
     return True
+
+
+def back_to_back(start: dt.datetime, end: dt.datetime, spans: list[tuple[dt.datetime, dt.datetime]]) -> dt.timedelta:
+    """The length of one person's run of meetings through [start, end): sorted by start, the
+    spans that overlap or touch the run so far extend it, walking out from the meeting."""
+    ordered = sorted(spans)
+    first, last = start, end
+    for s_start, s_end in reversed([s for s in ordered if s[0] < start]):
+        if s_end >= first:
+            first = min(first, s_start)
+    for s_start, s_end in ordered:
+        if s_start <= last and s_end >= first:
+            first, last = min(first, s_start), max(last, s_end)
+    return last - first
 
 
 def _is_participant(task: Task, params: dict) -> bool:

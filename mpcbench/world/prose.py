@@ -136,6 +136,12 @@ RULE_PROSE = {
         "Meeting load is capped: if an attendee already has {count} or more meetings starting that day, book another day.",
         "Nobody takes a new meeting on a day that already holds {count} of their meetings.",
     ),
+    "max_consecutive_minutes": (
+        "Nobody sits in meetings for more than {minutes} minutes in a row: a meeting that would join "
+        "an attendee's back-to-back meetings into a longer run must move.",
+        "Back-to-back runs are capped at {minutes} minutes. Counting meetings that touch or overlap, "
+        "a new meeting may not stretch any attendee's run past that.",
+    ),
 }
 
 HANDBOOK_FILLER = (
