@@ -105,14 +105,14 @@ def reply_tool_calls(
 
     Each call is ``(name, arguments)``; arguments may be a dict (JSON-encoded as the
     API does) or a str sent verbatim (e.g. to test malformed arguments). Call ids are
-    ``f"{id_prefix}{request_index}_{i}"`` so they are unique across a conversation.
+    ``f"{id_prefix}{request_index:04d}_{i}"`` so they are unique across a conversation.
     """
     calls = list(calls)
 
     def body(req: RecordedRequest) -> dict:
         tool_calls = [
             {
-                "id": f"{id_prefix}{req.index}_{i}",
+                "id": f"{id_prefix}{req.index:04d}_{i}",   # fixed width: equal conversations, equal length
                 "type": "function",
                 "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)},
             }
