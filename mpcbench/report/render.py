@@ -5,9 +5,9 @@
 
 Per level and model (the agent's name for offline agents): mean F1 with a bootstrap 95%
 interval, EM rate, rank-aware scores, parse failures and infrastructure errors (kept apart: they
-count in no score), and the primary failure causes with their stage (decomposition/acquisition
-or integration), as in the results table of the MPCBench specification. Then, where the runs
-have them: an ablation (an ablation directory, ablation.json, expands into its four runs:
+count in no score), and the primary failure causes with their stage (acquisition or integration,
+failures.parquet's words), as in the results table of the MPCBench specification. Then, where the
+runs have them: an ablation (an ablation directory, ablation.json, expands into its four runs:
 baseline, tools-only, feedback-only, full) with paired differences to the baseline; success by
 turn budget for multi-turn feedback (turns.parquet); pass^k, pass@k, flip rate and the minimum
 detectable difference for repeated trials; tokens per mode. Then failure causes in full, source
@@ -45,13 +45,16 @@ def html_table(header: list[str], body: list[list[str]]) -> str:
         return "<p><em>none</em></p>"
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     rows = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in body)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    return f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
 
 
-CSS = """body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:1em 0;font-size:13px}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left}
-th{background:#f3f3f3}tr:nth-child(even) td{background:#fafafa}img{max-width:100%}code{background:#f3f3f3;padding:1px 3px}
-.note{color:#555;font-size:13px}"""
+CSS = """body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;overflow-wrap:anywhere}
+.scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:1em 0;font-size:13px;overflow-wrap:normal}
+th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f3f3f3}tr:nth-child(even) td{background:#fafafa}img{max-width:100%;height:auto}code{background:#f3f3f3;padding:1px 3px}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f7f7f7;border:1px solid #e3e3e3;padding:6px;font-size:12px;max-height:30em;overflow-y:auto}
+details{margin:.4em 0}summary{cursor:pointer}.note{color:#555;font-size:13px}.bad{color:#b00}.good{color:#2a7a1a}
+@media (max-width:600px){body{margin:1em auto;padding:0 .6em}h1{font-size:1.5em}}"""
 
 
 @dataclass
@@ -95,8 +98,9 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
                 "Avg F1 and EM rate count scored episodes only; infrastructure errors (the endpoint failed after "
                 "every retry) are listed apart, as (+n) after the episode count. The F1 interval is a bootstrap "
                 "over instances. Primary failure causes: the cause that explains the most wrong candidates of a "
-                "missed episode, with its stage (decomposition/acquisition: that source was never read; "
-                "integration: read, still violated), as a share of the scored episodes.",
+                "missed episode, with its stage as failures.parquet gives it (acquisition: that source was never read, "
+                "the specification's decomposition/acquisition stage; integration: read, still violated), as a "
+                "share of the scored episodes.",
                 ("f1_by_level.png", "F1 by level")),
     ]
     if any(r.ablation for r in runs):
@@ -113,7 +117,9 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
                                 "success@k: share of scored episodes whose answer was an exact match within the "
                                 "first k turns (— beyond a run's turn budget). Multi-turn gain: success at the "
                                 "run's budget minus success@1. F1 turn k: mean F1 of the answer standing after "
-                                "turn k (an episode that stopped early, solved, keeps its last answer).",
+                                "turn k (an episode that stopped early, solved, keeps its last answer). In the "
+                                "plot, runs whose curves are equal share one line (the legend names them, joined "
+                                "by =), and a single-turn run is one point at k = 1.",
                                 ("success_by_turn.png", "Success by turn budget") if plotted else None))
     if any(r.trials > 1 for r in runs):
         trials_h, trials_b, sentences = trials_table(groups)
@@ -132,7 +138,9 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
         Section("Outcomes", outcomes_h, outcomes_b, "Episodes by outcome: an exact match, or the source of the "
                                                     "primary failure cause.",
                 ("failure_causes.png", "Outcomes and failure causes")),
-        Section("Failure causes in detail", *detail_causes_table(groups)),
+        Section("Failure causes in detail", *detail_causes_table(groups),
+                "Runs of one level whose primary causes are the same, count for count, share their rows: the "
+                "Model cell names them all."),
         Section("Source coverage", *coverage_table(groups), "Share of episodes that read each source their level "
                                                              "requires (a tool of that source answered without error)."),
         Section("Efficiency, tokens and cost", *efficiency_table(groups, prices, models),
@@ -155,7 +163,8 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
         data = base64.b64encode((out / name).read_bytes()).decode()
         return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>MPCBench report</title>"
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><meta name='viewport' content='width=device-width, initial-scale=1'>"
+             f"<title>MPCBench report</title>"
              f"<style>{CSS}</style></head><body><h1>MPCBench report</h1>"
              f"<p class='note'>{len(runs)} run(s), written {html.escape(stamp)}.</p>"]
     for sec in sections:

@@ -15,7 +15,7 @@ from .stats import (bootstrap_ci, bootstrap_se, flip_rate, mde, mean, mean_by_tu
                     pass_hat_k, success_at)
 
 
-STAGE_LABEL = {"acquisition": "decomposition/acquisition", "integration": "integration"}
+STAGES = ("acquisition", "integration")  # failures.parquet's words for the stage
 OUTCOME_ORDER = ("exact match", *SOURCES, "ranking", "too few candidates",
                  "invalid candidate", "parse failure", "unexplained", "infrastructure error")
 
@@ -37,7 +37,7 @@ def outcome(row: dict) -> str:
 
 def _cause_label(row: dict) -> str:
     stage = row.get("failure_stage")
-    return f"{row['failure_cause']} ({STAGE_LABEL[stage]})" if stage in STAGE_LABEL else row["failure_cause"]
+    return f"{row['failure_cause']} ({stage})" if stage in STAGES else row["failure_cause"]
 
 
 def _pct(x: float | None) -> str:
@@ -46,6 +46,25 @@ def _pct(x: float | None) -> str:
 
 def _num(x: float | None, digits: int = 2) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
+
+
+def _tokens(g: "Group", rows: list[dict], column: str) -> str:
+    """Mean tokens per episode; "n/a" for an offline agent (no model: nothing counts tokens)."""
+    if not g.run.meta.get("model"):
+        return "n/a"
+    return _num(mean([float(r[column] or 0) for r in rows]), 0)
+
+
+def join_labels(labels: list[str]) -> str:
+    """Labels of runs that share a row, the common "model · " prefix said once.
+
+    >>> join_labels(["m · baseline", "m · tools-only"]), join_labels(["a", "b · full"])
+    ('m · baseline, tools-only', 'a, b · full')
+    """
+    prefixes = {label.split(" · ", 1)[0] for label in labels}
+    if len(prefixes) == 1 and all(" · " in label for label in labels):
+        return f"{prefixes.pop()} · " + ", ".join(label.split(" · ", 1)[1] for label in labels)
+    return ", ".join(labels)
 
 
 @dataclass
@@ -116,17 +135,23 @@ def causes_table(groups: list[Group]) -> tuple[list[str], list[list[str]], dict]
 
 
 def detail_causes_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
+    """Primary failure causes per level and model, with their stage as failures.parquet words it;
+    runs of one level whose causes are the same, count for count (an ablation's configs often
+    are), share one block of rows."""
     header = ["Level", "Model", "Primary failure cause", "Stage", "Episodes", "Share of failed"]
-    body = []
+    blocks: dict[tuple, list[str]] = {}
     for g in groups:
         failed = [r for r in g.scored if not r["exact_match"]]
         counts: dict[tuple, int] = {}
         for r in failed:
-            key = (r["failure_cause"], STAGE_LABEL.get(r["failure_stage"], "—"))
+            key = (r["failure_cause"], r["failure_stage"] if r["failure_stage"] in STAGES else "—")
             counts[key] = counts.get(key, 0) + 1
-        for (cause, stage), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-            body.append([f"Level {g.level}", g.label, cause, stage, str(n), f"{n / len(failed):.0%}"])
-    return header, body
+        rows = tuple((cause, stage, str(n), f"{n / len(failed):.0%}")
+                     for (cause, stage), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+        if rows:
+            blocks.setdefault((g.level, rows), []).append(g.label)
+    return header, [[f"Level {level}", join_labels(labels), *row]
+                    for (level, rows), labels in blocks.items() for row in rows]
 
 
 def coverage_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
@@ -152,8 +177,6 @@ def efficiency_table(groups: list[Group], prices: dict, models: dict[str, str | 
     body = []
     for g in groups:
         rows = g.rows
-        prompt = mean([float(r["prompt_tokens"] or 0) for r in rows])
-        completion = mean([float(r["completion_tokens"] or 0) for r in rows])
         price = prices.get(models.get(g.label) or "")
         if price:  # --price overrides the run's own price table
             costs = [((r["prompt_tokens"] or 0) * price[0] + (r["completion_tokens"] or 0) * price[1]) / 1e6
@@ -166,7 +189,8 @@ def efficiency_table(groups: list[Group], prices: dict, models: dict[str, str | 
                      _num(mean([float(r["reference_tool_calls"]) for r in rows if r["reference_tool_calls"] is not None]), 1),
                      _num(mean([float(r["extra_tool_calls"]) for r in rows if r["extra_tool_calls"] is not None]), 1),
                      _num(mean([float(r["tool_errors"]) for r in rows]), 1), _num(mean([float(r["steps"] or 0) for r in rows]), 1),
-                     f"{prompt:.0f}", f"{completion:.0f}", "n/a" if cost is None else f"{cost:.4f}",
+                     _tokens(g, rows, "prompt_tokens"), _tokens(g, rows, "completion_tokens"),
+                     "n/a" if cost is None else f"{cost:.4f}",
                      "n/a" if total is None else f"{total:.4f}",
                      _num(mean([float(r["latency_s"] or 0) for r in rows]), 2)])
     return header, body
@@ -220,8 +244,7 @@ def modes_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
     for g in groups:
         scored = g.scored
         body.append([f"Level {g.level}", g.label, g.run.mode, _episodes(g),
-                     _num(mean([float(r["prompt_tokens"] or 0) for r in scored]), 0),
-                     _num(mean([float(r["completion_tokens"] or 0) for r in scored]), 0),
+                     _tokens(g, scored, "prompt_tokens"), _tokens(g, scored, "completion_tokens"),
                      _num(mean([r["f1"] for r in scored])), _pct(mean([float(r["exact_match"]) for r in scored]))])
     return header, body
 
