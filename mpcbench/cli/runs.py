@@ -16,6 +16,7 @@ from ..harness.rescore import rescore
 from ..harness.runner import Progress as EvalProgress, run_eval
 from ..report.load import parse_prices
 from ..report.render import make_report
+from ..report.trajectories import WHICH
 from ..warehouse import db
 from .common import console, err, fail, parse_levels
 
@@ -161,11 +162,16 @@ def report_command(
                                                   "(default reports/<run>).")] = None,
     price: Annotated[list[str] | None, typer.Option(help="MODEL=IN,OUT: US$ per million prompt and completion "
                                                          "tokens, for the cost column (repeatable).")] = None,
+    trajectories: Annotated[str, typer.Option(help="Episode pages under trajectories/: all | failed (not an exact "
+                                                   "match) | none.")] = "failed",
 ) -> None:
     """Write a report over one or more runs: F1 with bootstrap intervals, EM, failure causes, source
-    coverage, tokens; Markdown, PNG plots and one self-contained HTML file."""
+    coverage, tokens; Markdown, PNG plots and one self-contained HTML file, with a page per episode
+    (prompt, tool calls and their texts, answers, violations) under trajectories/."""
+    if trajectories not in WHICH:
+        fail(f"--trajectories takes {' | '.join(WHICH)}, not {trajectories!r}", 2)
     try:
-        written = make_report(runs, out, prices=parse_prices(price or []))
+        written = make_report(runs, out, prices=parse_prices(price or []), trajectories=trajectories)
     except UserError as e:
         fail(str(e))
     console.print(f"Report: {written / 'report.md'} and {written / 'report.html'}", markup=False, highlight=False)

@@ -29,12 +29,23 @@ from .load import load_runs, run_labels
 from .plots import plot_causes, plot_f1, plot_turns
 from .tables import (ablation_table, causes_table, coverage_table, detail_causes_table, efficiency_table, groups_of,
                      infra_table, modes_table, results_table, trials_table, turns_table)
+from .trajectories import write_trajectories
+
+
+@dataclass(frozen=True)
+class Link:
+    """A table cell that links to a file of the report (a relative path)."""
+    text: str
+    href: str
+
+    def __str__(self) -> str:
+        return self.text
 
 
 def md_table(header: list[str], body: list[list[str]]) -> str:
     if not body:
         return "_none_\n"
-    esc = lambda s: str(s).replace("|", "\\|")  # noqa: E731
+    esc = lambda s: f"[{s.text}]({s.href})" if isinstance(s, Link) else str(s).replace("|", "\\|")  # noqa: E731
     lines = ["| " + " | ".join(map(esc, header)) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(map(esc, row)) + " |" for row in body]
     return "\n".join(lines) + "\n"
@@ -44,7 +55,9 @@ def html_table(header: list[str], body: list[list[str]]) -> str:
     if not body:
         return "<p><em>none</em></p>"
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    rows = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in body)
+    cell = lambda c: (f"<a href='{html.escape(c.href)}'>{html.escape(c.text)}</a>" if isinstance(c, Link)  # noqa: E731
+                      else html.escape(str(c)))
+    rows = "".join("<tr>" + "".join(f"<td>{cell(c)}</td>" for c in row) + "</tr>" for row in body)
     return f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
 
 
@@ -67,9 +80,10 @@ class Section:
     sentences: list[str] = field(default_factory=list)  # after the table
 
 
-def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict | None = None) -> Path:
+def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict | None = None,
+                trajectories: str = "failed") -> Path:
     """Write report.md, report.html and the PNG plots for the runs (ablation directories expand into
-    their runs); returns the directory."""
+    their runs), and the trajectory pages (`all`, `failed` or `none`); returns the directory."""
     if not run_dirs:
         raise UserError("give at least one run directory")
     runs = load_runs(run_dirs)
@@ -147,6 +161,14 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
                 "Per episode. Extra calls: tool calls beyond those the scripted solver makes on the same instance."),
         Section("Infrastructure errors", *infra_table(groups)),
     ]
+    pages = write_trajectories(runs, labels, out, trajectories)
+    if pages:
+        sections.append(Section("Trajectories", ["Run", "Episodes", "Pages", "Index"],
+                                [[label, str(n), str(k), Link("trajectories", href)] for label, href, k, n in pages],
+                                "One page per episode: the prompt, every tool call and the text it returned, each "
+                                f"answer with a verdict per candidate (each violation with its source row), the "
+                                f"failure causes and the feedback. Written: {trajectories} episodes "
+                                "(--trajectories all|failed|none)."))
     stamp = dt.datetime.now().isoformat(timespec="seconds")
     md = [f"# MPCBench report\n\n{len(runs)} run(s), written {stamp}.\n"]
     for sec in sections:
