@@ -162,8 +162,8 @@ def report_command(
                                                   "(default reports/<run>).")] = None,
     price: Annotated[list[str] | None, typer.Option(help="MODEL=IN,OUT: US$ per million prompt and completion "
                                                          "tokens, for the cost column (repeatable).")] = None,
-    trajectories: Annotated[str, typer.Option(help="Episode pages under trajectories/: all | failed (not an exact "
-                                                   "match) | none.")] = "failed",
+    trajectories: Annotated[str, typer.Option(help="Episode pages under trajectories/: all | failed (a wrong "
+                                                   "answer at any turn) | none.")] = "failed",
 ) -> None:
     """Write a report over one or more runs: F1 with bootstrap intervals, EM, failure causes, source
     coverage, tokens; Markdown, PNG plots and one self-contained HTML file, with a page per episode

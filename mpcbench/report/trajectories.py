@@ -107,7 +107,7 @@ class _NoTexts:
 _NO_TEXTS = _NoTexts()
 
 
-def _call_html(call: dict, meta: dict | None, text: str | None, note: str = "") -> str:
+def _call_html(call: dict, meta: dict | None, text: str | None, missing: str = "The text is not recorded.") -> str:
     meta = meta or {}
     step = f"step {meta['step']} · " if meta.get("step") else ""
     error = meta.get("error")
@@ -115,7 +115,7 @@ def _call_html(call: dict, meta: dict | None, text: str | None, note: str = "") 
     flag = " · <span class='bad'>error</span>" if error else ""
     summary = f"{step}<code>{_e(call['tool'])}</code>({_e(_short(call['arguments']))}){size}{flag}"
     if text is None:
-        shown = f"<p class='note'>The text is not recorded{note}.</p>"
+        shown = f"<p class='note'>{_e(missing)}</p>"
     else:
         mismatch = (meta.get("result_chars") is not None and call["tool"] != SUBMIT_TOOL_NAME
                     and len(text) != meta["result_chars"])
@@ -193,8 +193,8 @@ def episode_html(rec: dict, row: dict | None, candidates: list[dict], failures: 
 
     def offline_calls(t: int) -> str:
         data = [c for c in by_turn(calls, t) if c["tool"] != SUBMIT_TOOL_NAME]
-        note = f" (an offline agent's tool texts are not journaled, and {texts.why})" if texts.why else ""
-        return "".join(_call_html(c, c, text, note) for c, text in zip(data, texts.texts(rec["instance_id"], data)))
+        missing = f"The text is not recorded: an offline agent's tool texts are not journaled, and {texts.why}."
+        return "".join(_call_html(c, c, text, missing) for c, text in zip(data, texts.texts(rec["instance_id"], data)))
 
     def answer(t: int) -> str:
         return _answer_html(answers[t], by_turn(candidates, t), by_turn(failures, t)) if t in answers else ""
@@ -223,7 +223,8 @@ def episode_html(rec: dict, row: dict | None, candidates: list[dict], failures: 
                 shown = {"tool": function.get("name") or "", "arguments": function.get("arguments") or ""}
                 text = next(replies, {}).get("content") if recorded else None
                 out.append(_call_html(shown, next(meta_iter, None) if recorded else None, text,
-                                      "" if recorded else " (the agent submits without a tool reply)"))
+                                      "The text is not recorded." if recorded else
+                                      "Submitted to the harness directly: an offline agent gets no tool reply."))
     out.append(answer(turn))
     if rec.get("error"):
         out.append(f"<p class='bad'>The episode ended in an infrastructure error: {_e(rec['error'])}</p>")
@@ -240,8 +241,8 @@ def _rows(path: Path) -> dict[tuple[str, int], list[dict]]:
 
 
 def write_trajectories(runs: list[Run], labels: list[str], out: Path, which: str) -> list[tuple[str, str, int, int]]:
-    """Write the pages of every run's episodes (`all`, only those `failed`: not an exact match or
-    an infrastructure error, or `none`); returns (label, index path relative to out, pages written,
+    """Write the pages of every run's episodes (`all`; `failed`: those with a wrong answer at any
+    turn, or an infrastructure error; or `none`); returns (label, index path relative to out, pages written,
     episodes) per run."""
     if which not in WHICH:
         raise UserError(f"--trajectories takes one of {', '.join(WHICH)}, not {which!r}")
@@ -271,7 +272,7 @@ def _write_run(run: Run, label: str, directory: Path, which: str, opened: dict) 
     index, pages = [], 0
     for key in sorted(rows, key=lambda k: (rows[k]["level"], k)):
         row, rec = rows[key], journal.get(key)
-        failed = bool(row.get("error")) or not row.get("exact_match")
+        failed = bool(row.get("error")) or row.get("solved_turn") != 1  # a wrong answer at some turn
         name = f"{_slug(key[0])}-t{key[1]}.html"
         link = "not in the journal" if rec is None else "not written (--trajectories failed)"
         if rec is not None and (which == "all" or failed):
