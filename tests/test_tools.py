@@ -215,12 +215,12 @@ def test_level1_tools_return_one_clean_json_item(con, first):
         policy = call_json(env, "get_policy", policy_id="POL-ENG")
         assert [r["type"] for r in policy["rules"]][0] == "working_hours"
         assert policy["rules"][0]["params"] == {"start": "09:00", "end": "17:30"}
-        busy = call_json(env, "get_busy_intervals", person_id="p-001", start_date="2026-03-02", end_date="2026-03-06")
+        busy = call_json(env, "get_busy_intervals", person_id=IDS[1]["person_id"], start_date="2026-03-02", end_date="2026-03-06")
         assert busy["busy"] and all(b["start"] < b["end"] for b in busy["busy"])
 
 
 def test_busy_intervals_leave_out_cancelled_events_that_list_events_shows(con, env3):
-    person, first_day, last_day = "p-001", "2026-03-02", "2026-04-01"
+    person, first_day, last_day = IDS[3]["person_id"], "2026-03-02", "2026-04-01"
     busy = call_json(env3, "get_busy_intervals", person_id=person, start_date=first_day, end_date=last_day)["busy"]
     events = []
     cursor = 0
@@ -350,7 +350,7 @@ def test_a_world_sees_only_its_own_rows(con, first):
 
 
 def test_output_is_deterministic(con, first):
-    arguments = [("list_threads", {"project_id": "PRJ-00001"}), ("list_rooms", {}),
+    arguments = [("list_threads", {"project_id": IDS[3]["project_id"]}), ("list_rooms", {}),
                  ("search_messages", {"query": "[[ban"}), ("read_policy_doc", {"doc_id": "doc-1"})]
     with ToolEnvironment(con, first[3]) as a, ToolEnvironment(con, first[3]) as b:
         for name, args in arguments:
@@ -363,17 +363,23 @@ INJECTION = "'; drop table events; --"
 HUGE = "x" * 100_000
 
 
-ROOM = {}
+IDS: dict[int, dict] = {}   # per level: a real room, person, project and thread of that level's world
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _a_room(con):
-    ROOM["room_id"] = con.execute("select min(room_id) from rooms").fetchall()[0][0]
+def _real_ids(con):
+    for level in (1, 2, 3):
+        IDS[level] = dict(zip(("room_id", "person_id", "project_id", "thread_id"), con.execute("""
+            select (select min(room_id) from rooms),
+                   (select min(person_id) from people p join worlds w using (world_id) where w.level = $level),
+                   min(t.project_id), min(t.thread_id) filter (where t.project_id = (select min(project_id)
+                       from projects p join worlds w using (world_id) where w.level = $level))
+            from threads t join worlds w using (world_id) where w.level = $level
+        """, {"level": level}).fetchall()[0]))
 
 
-def valid_arguments(tool) -> dict:
-    examples = {**ROOM, "person_id": "p-001", "policy_id": "POL-ENG", "doc_id": "doc-1", "project_id": "PRJ-N01",
-                "thread_id": "PRJ-N01-t1", "start_date": "2026-03-02", "end_date": "2026-03-06",
+def valid_arguments(tool, level: int = 3) -> dict:
+    examples = {**IDS[level], "policy_id": "POL-ENG", "doc_id": "doc-1", "start_date": "2026-03-02", "end_date": "2026-03-06",
                 "query": "an", "page": 1, "limit": 5, "cursor": 0, "building": "North", "min_capacity": 2,
                 "feature": "video"}
     return {p.name: examples[p.name] for p in tool.params}
@@ -384,7 +390,7 @@ def every_tool_env(con, first):
     for level in (1, 2, 3):
         env = ToolEnvironment(con, first[level])
         for tool in catalog(level):
-            yield env, tool
+            yield env, tool, level
 
 
 def assert_error(env, name, arguments, *words):
@@ -400,13 +406,13 @@ def assert_error(env, name, arguments, *words):
 
 
 def test_valid_example_arguments_work_for_every_tool(con, first):
-    for env, tool in every_tool_env(con, first):
-        assert not env.call(tool.name, valid_arguments(tool)).startswith("error:"), tool.name
+    for env, tool, level in every_tool_env(con, first):
+        assert not env.call(tool.name, valid_arguments(tool, level)).startswith("error:"), tool.name
 
 
 def test_bad_arguments_give_a_short_actionable_error(con, first):
-    for env, tool in every_tool_env(con, first):
-        good = valid_arguments(tool)
+    for env, tool, level in every_tool_env(con, first):
+        good = valid_arguments(tool, level)
         assert_error(env, tool.name, {**good, "surprise": 1}, "unexpected argument 'surprise'", "Usage:")
         assert_error(env, tool.name, "{not json", "not valid JSON")
         assert_error(env, tool.name, "[1, 2]", "JSON object")
@@ -425,8 +431,8 @@ def test_bad_arguments_give_a_short_actionable_error(con, first):
 
 def test_injection_strings_are_plain_values(con, first):
     counts = con.execute("select (select count(*) from events), (select count(*) from people)").fetchall()
-    for env, tool in every_tool_env(con, first):
-        good = valid_arguments(tool)
+    for env, tool, level in every_tool_env(con, first):
+        good = valid_arguments(tool, level)
         for p in tool.params:
             if p.schema["type"] == "string" and p.schema.get("format") != "date":
                 text = env.call(tool.name, {**good, p.name: INJECTION})
@@ -444,7 +450,7 @@ def test_injection_strings_are_plain_values(con, first):
 ])
 def test_bad_dates(env3, start, end, words):
     for name in ("get_busy_intervals", "list_events"):
-        assert_error(env3, name, {"person_id": "p-001", "start_date": start, "end_date": end}, *words)
+        assert_error(env3, name, {"person_id": IDS[3]["person_id"], "start_date": start, "end_date": end}, *words)
 
 
 @pytest.mark.parametrize("name, arguments, words", [

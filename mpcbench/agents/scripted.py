@@ -35,7 +35,7 @@ REQUIREMENT_TAGS = ("participants", "duration", "count", "policy", "tie_break", 
 
 _SENT = re.compile(r"\[Sent [^\]]*\]\s*")
 _DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
-_PERSON_ID = re.compile(r"\(([a-z]+-\d+)\)")
+_PERSON_ID = re.compile(r"\(([a-z]+-[0-9a-f]+)\)")
 _PROJECT_ID = re.compile(r"\(([A-Z]+-[A-Za-z0-9]+)\)")
 _POLICY_ID = re.compile(r"\b(?i:policy) ([A-Z][A-Z0-9]*-[A-Z0-9-]+)")
 _DURATION = re.compile(r"\b(\d+)[- ]minutes?\b")

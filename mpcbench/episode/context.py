@@ -5,7 +5,7 @@
     env.tools       # []: the agent is offered only submit_candidates
 
 The sources are rendered exactly as the tools render them, one section per call, headed by the
-call (`### read_thread {"thread_id": "PRJ-00042-t1", "page": 1}`), every page of paged tools:
+call (`### read_thread {"thread_id": "PRJ-27b2f0-t5d", "page": 1}`), every page of paged tools:
 the current time; every person's calendar over the window plus a day each side (busy intervals
 at levels 1-2, every event with its status at level 3); every policy (level 1: as JSON) or the
 whole policy handbook (levels 2-3); every thread of the instance's project, with the project's

@@ -16,7 +16,7 @@ from them, so the description, the arguments and the query cannot drift apart:
     -- exists: people.person_id          when the query finds no row: does the id exist at all?
     -- not_found: No person has person_id {person_id}.   the error when it does not
     -- empty: No room matches.           markdown: the text for no rows
-    -- param: person_id (string, required, maxLength=40) The person's id, e.g. p-004.
+    -- param: person_id (string, required, maxLength=40) The person's id, e.g. p-3fa9c2.
 
 A param's parentheses hold its JSON type, then `required` and `key=value` schema keywords
 (`format=date` adds a YYYY-MM-DD pattern; values are read as JSON where they parse). Strings

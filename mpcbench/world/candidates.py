@@ -21,7 +21,8 @@ from typing import Callable
 from . import prose
 from ..timestamps import timestamp_text
 from .config import WorldConfig
-from .generate import ThreadWriter, between, clock_at, constraint_tag_message, horizon, random_range, seeded_rng
+from .generate import NOISE_PROJECT_BASE, ThreadWriter, between, clock_at, constraint_tag_message, horizon, random_range, seeded_rng
+from .ids import id_key, opaque_id
 from .tags import render_tag
 
 
@@ -271,7 +272,9 @@ def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
             n=n, duration=duration, people=_participant_list(participants, 1), first=first,
             last=last, policy_id=policy_id)
         return Candidate(k, instance, None, [])
-    project_id = f"PRJ-{k:05d}"
+    if k >= NOISE_PROJECT_BASE:
+        raise ValueError(f"candidate index {k} is past the project id range")
+    project_id = f"PRJ-{opaque_id(id_key(config, 'project'), k)}"
     project_name = f"{prose.pick(rng, prose.PROJECT_WORDS)} {prose.pick(rng, prose.PROJECT_KINDS)}"
     instance["project_id"] = project_id
     template = prose.PROMPT_L2 if level == 2 else prose.PROMPT_L3
@@ -302,7 +305,8 @@ def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets
     threads: list[dict] = []
     writer = ThreadWriter(project["project_id"], project["name"], rng, participants + rng.sample(others, 2),
                           now - dt.timedelta(days=rng.randint(4, 9), minutes=rng.randint(0, 600)), threads,
-                          chatter_rng=seeded_rng(config, "chatter", draft.k) if with_chatter else None)
+                          chatter_rng=seeded_rng(config, "chatter", draft.k) if with_chatter else None,
+                          id_key=id_key(config, "thread", project["project_id"]))
     constraints = _thread_constraints(rng, level, window, participants, others, targets[:n])
     messages = [(constraint_tag_message(rng, kind, params, name), kind, params)
                 for kind, params, name in constraints]

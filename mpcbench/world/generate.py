@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from . import prose
 from ..timestamps import timestamp_text
 from .config import WorldConfig
+from .ids import id_key, opaque_id
 from .tags import render_tag
+
+
+# Noise projects take indices from here up, candidate projects below (their candidate index), so
+# both draw ids from one permutation and cannot be told apart by id.
+NOISE_PROJECT_BASE = 1 << 23
 
 
 def seeded_rng(config: WorldConfig, *parts: object) -> random.Random:
@@ -45,13 +51,13 @@ def _people(config: WorldConfig, rng: random.Random) -> list[dict]:
             names.append(name)
     return [
         {
-            "person_id": f"p-{i:03d}",
+            "person_id": f"p-{opaque_id(id_key(config, 'person'), i)}",
             "name": name,
             "email": name.lower().replace(" ", ".") + "@example.com",
             "team": prose.pick(rng, prose.TEAMS),
             "title": prose.pick(rng, prose.TITLES),
         }
-        for i, name in enumerate(names, start=1)
+        for i, name in enumerate(names)
     ]
 
 
@@ -70,6 +76,7 @@ def _events(config: WorldConfig, rng: random.Random, people: list[dict]) -> list
     statuses = list(cal["status_weights"])
     weights = [cal["status_weights"][s] for s in statuses]
     events = []
+    key = id_key(config, "event")
     for person in people:
         for day in horizon(config):
             if day.weekday() < 5:
@@ -84,7 +91,7 @@ def _events(config: WorldConfig, rng: random.Random, people: list[dict]) -> list
                                    prose.pick(rng, prose.EVENT_TITLES)))
             for start, minutes, status, title in sorted(day_events):
                 events.append({
-                    "event_id": f"ev-{len(events) + 1:06d}",
+                    "event_id": f"ev-{opaque_id(key, len(events))}",
                     "person_id": person["person_id"],
                     "start": timestamp_text(start),
                     "end": timestamp_text(start + dt.timedelta(minutes=minutes)),
@@ -191,18 +198,21 @@ class ThreadWriter:
     clock: dt.datetime
     threads: list[dict]
     chatter_rng: random.Random | None
-    next_message: int = 1
+    id_key: str   # id_key(config, "thread", project_id): thread and message ids are opaque
+    next_message: int = 0
+    next_thread: int = 0
 
     def new_thread(self) -> dict:
         slug = self.project_name.split()[0].lower()
         thread = {
-            "thread_id": f"{self.project_id}-t{len(self.threads) + 1}",
+            "thread_id": f"{self.project_id}-t{opaque_id(self.id_key + '/thread', self.next_thread, 8)}",
             "project_id": self.project_id,
             "channel": f"#{slug}-{prose.pick(self.rng, prose.CHANNEL_SUFFIXES)}",
             "title": f"{self.project_name}: {prose.pick(self.rng, prose.TOPICS)}",
             "messages": [],
         }
         self.threads.append(thread)
+        self.next_thread += 1
         return thread
 
     def say(self, thread: dict, text: str, tags: list[tuple[str, dict]] = (),
@@ -210,7 +220,7 @@ class ThreadWriter:
         rng = rng or self.rng
         self.clock += dt.timedelta(minutes=rng.randint(3, 400))
         thread["messages"].append({
-            "message_id": f"{self.project_id}-m{self.next_message:03d}",
+            "message_id": f"{self.project_id}-m{opaque_id(self.id_key + '/message', self.next_message, 12)}",
             "author_id": prose.pick(rng, self.authors)["person_id"],
             "ts": timestamp_text(self.clock),
             "text": text,
@@ -221,15 +231,23 @@ class ThreadWriter:
     def fit_before(self, limit: dt.datetime) -> None:
         """Squeeze the messages' times into [first, limit) keeping their order, so that nothing
         is said after the instance's "now" (equal times keep message_id order)."""
-        messages = [m for t in self.threads for m in t["messages"]]
+        messages = sorted((m for t in self.threads for m in t["messages"]), key=lambda m: m["ts"])
         if not messages or max(m["ts"] for m in messages) < timestamp_text(limit):
             return
         first = dt.datetime.fromisoformat(min(m["ts"] for m in messages))
         last = dt.datetime.fromisoformat(max(m["ts"] for m in messages))
         scale = (limit - dt.timedelta(minutes=1) - first) / max(last - first, dt.timedelta(minutes=1))
-        for m in messages:
-            moment = first + (dt.datetime.fromisoformat(m["ts"]) - first) * scale
-            m["ts"] = timestamp_text(moment.replace(second=0, microsecond=0))
+        moments = [(first + (dt.datetime.fromisoformat(m["ts"]) - first) * scale).replace(second=0, microsecond=0)
+                   for m in messages]
+        # no two messages at the same minute: the order said stays the order read
+        minute = dt.timedelta(minutes=1)
+        for i in range(1, len(moments)):
+            moments[i] = max(moments[i], moments[i - 1] + minute)
+        moments[-1] = min(moments[-1], limit - minute)
+        for i in range(len(moments) - 2, -1, -1):
+            moments[i] = min(moments[i], moments[i + 1] - minute)
+        for m, moment in zip(messages, moments):
+            m["ts"] = timestamp_text(moment)
 
     def chatter(self, thread: dict, bounds: tuple[int, int]) -> None:
         """Between bounds[0] and bounds[1] ordinary messages."""
@@ -269,11 +287,12 @@ def _noise_projects(config: WorldConfig, rng: random.Random, people: list[dict])
     projects, threads = [], []
     days = horizon(config)
     for i in range(config.noise.get("noise_projects", 0)):
-        project_id = f"PRJ-N{i + 1:02d}"
+        project_id = f"PRJ-{opaque_id(id_key(config, 'project'), NOISE_PROJECT_BASE + i)}"
         name = f"{prose.PROJECT_WORDS[(i * 7) % len(prose.PROJECT_WORDS)]} {prose.pick(rng, prose.PROJECT_KINDS)} (archive)"
         projects.append({"project_id": project_id, "name": name})
         writer = ThreadWriter(project_id, name, rng, rng.sample(people, 4),
-                              clock_at(days[0], "09:00"), threads, chatter_rng=rng)
+                              clock_at(days[0], "09:00"), threads, chatter_rng=rng,
+                              id_key=id_key(config, "thread", project_id))
         for _ in range(between(rng, config.noise.get("threads_per_project", [1, 1]))):
             thread = writer.new_thread()
             writer.chatter(thread, config.noise["chatter_per_thread"])

@@ -3,7 +3,7 @@
 -- levels: 3
 -- render: json
 -- not_found: No person has person_id {person_id}; search_people finds ids by name.
--- param: person_id (string, required, maxLength=40) The person's id, e.g. p-004.
+-- param: person_id (string, required, maxLength=40) The person's id, e.g. p-3fa9c2.
 select
     person_id,
     name,

@@ -7,7 +7,7 @@
 -- items: events
 -- exists: people.person_id
 -- not_found: No person has person_id {person_id}.
--- param: person_id (string, required, maxLength=40) The person's id, e.g. p-004.
+-- param: person_id (string, required, maxLength=40) The person's id, e.g. p-3fa9c2.
 -- param: start_date (string, format=date, required) First day of the range, YYYY-MM-DD.
 -- param: end_date (string, format=date, required) Last day of the range (included),
 --   YYYY-MM-DD; at most 31 days after start_date.

@@ -6,7 +6,7 @@
 -- items: threads
 -- exists: projects.project_id
 -- not_found: No project has project_id {project_id}; list_projects shows them.
--- param: project_id (string, required, maxLength=40) The project's id, e.g. PRJ-00042.
+-- param: project_id (string, required, maxLength=40) The project's id, e.g. PRJ-27b2f0.
 -- param: limit (integer, default=20, minimum=1, maximum=50) Threads per page.
 -- param: cursor (integer, default=0, minimum=0, maximum=100000) Where to continue: the
 --   next_cursor of the previous page.

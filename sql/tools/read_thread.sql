@@ -7,7 +7,7 @@
 -- page_size: 15
 -- exists: threads.thread_id
 -- not_found: No thread has thread_id {thread_id}; list_threads shows a project's threads.
--- param: thread_id (string, required, maxLength=40) The thread's id, e.g. PRJ-00042-t1.
+-- param: thread_id (string, required, maxLength=40) The thread's id, e.g. PRJ-27b2f0-t5d.
 -- param: page (integer, default=1, minimum=1, maximum=1000) Which page, from 1.
 select
     m.message_id,
