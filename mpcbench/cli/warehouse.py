@@ -21,6 +21,7 @@ from ..warehouse import db
 from ..warehouse.build import BuildError, build
 from ..warehouse.explain import explain as explain_instance
 from ..world.config import ConfigError
+from ..world.split import SECRET_ENV
 from .common import DbOption, console, err, fail, open_db, parse_levels
 
 
@@ -31,9 +32,16 @@ def build_command(
     worlds: Annotated[Path | None, typer.Option(help="Directory of world_level{1,2,3}.toml configs.")] = None,
     jobs: Annotated[int | None, typer.Option(min=1, help="Levels built at once, in worker processes (default: "
                                                          "one per core). The result does not depend on it.")] = None,
+    split: Annotated[str, typer.Option(help="dev: the public split from the configs; test: a private split "
+                                            "from --secret-seed (same distribution, other instances).")] = "dev",
+    secret_seed: Annotated[str | None, typer.Option(
+        envvar=SECRET_ENV, show_envvar=True, show_default=False,
+        help="The secret of --split test; never written anywhere (the build records its hash).")] = None,
 ) -> None:
     """Generate the worlds and instances, label them with the SQL oracle, write the DuckDB file."""
     chosen = parse_levels(levels)
+    if split == "dev" and secret_seed and os.environ.get(SECRET_ENV) != secret_seed:
+        fail("--secret-seed makes the private split: add --split test (dev is the public split)", 2)
     started = dt.datetime.now()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
@@ -43,11 +51,12 @@ def build_command(
             bar.update(tasks[level], description=f"level {level}: {stage}", completed=done, total=total)
 
         try:
-            results = build(db_path, chosen, instances, worlds, progress, jobs or os.cpu_count() or 1)
+            results = build(db_path, chosen, instances, worlds, progress, jobs or os.cpu_count() or 1,
+                            split, secret_seed)
         except (ConfigError, BuildError, UserError) as e:
             fail(str(e))
     seconds = (dt.datetime.now() - started).total_seconds()
-    table = Table(title=f"Built {db_path} in {seconds:.1f} s")
+    table = Table(title=f"Built {db_path} ({split} split) in {seconds:.1f} s")
     for column in ("level", "instances", "candidates", "too few feasible", "calendar not needed",
                    "policy not needed", "threads not needed", "rooms not needed"):
         table.add_column(column, justify="right")

@@ -188,6 +188,7 @@ def write_run_meta(con, config: EvalConfig, run_dir: Path, *, agent: str, model:
         "seeds": {"agent_seed": config.seed, "trial_seeds": None if config.seed is None else
                   [config.seed + t for t in range(config.trials)],
                   "worlds": {k: v for k, v in build_info.items() if k.startswith("seed_")}},
+        "split": {"name": build_info.get("split", "dev"), "seed_hash": build_info.get("split_seed_hash")},
         "options": config.public(), "episodes": {"planned": planned}, "price": price})
     write_json(saved_path, meta)
     return meta

@@ -33,6 +33,7 @@ from ..sources import SOURCES
 from ..world.candidates import Candidate, draft_candidate, finish_candidate, room_need_finder
 from ..world.config import WorldConfig, load_world_config, world_config_path
 from ..world.generate import generate_world
+from ..world.split import seed_hash, split_configs
 
 MAX_CANDIDATES_PER_INSTANCE = 50
 # Candidates judged per round at most: DuckDB's memory grows with the round (every candidate's
@@ -217,21 +218,28 @@ def build_levels(configs: list[WorldConfig], instances: int | None, progress: Pr
 
 
 def build(db_path: Path, levels: tuple[int, ...] = (1, 2, 3), instances: int | None = None,
-          worlds_dir: Path | None = None, progress: Progress | None = None, jobs: int = 1) -> list[LevelResult]:
+          worlds_dir: Path | None = None, progress: Progress | None = None, jobs: int = 1,
+          split: str = "dev", secret: str | None = None) -> list[LevelResult]:
+    """Build the `dev` split, or the `test` split from `secret` (see world/split.py): its derived
+    seeds stay in memory; the worlds, build_stats and build_info keep the configs' seeds."""
     configs = [load_world_config(world_config_path(level, worlds_dir)) for level in levels]
+    generated = split_configs(configs, split, secret)
     results = []
     with atomic_database(db_path) as con:
         db.create_warehouse(con)
-        for result in build_levels(configs, instances, progress, jobs):  # load each while the rest build
+        for config, result in zip(configs, build_levels(generated, instances, progress, jobs)):  # load each while the rest build
+            result.world["seed"] = config.seed
             load_dataset(con, [result.world], result.instances)
             s = result.stats
-            write_build_stats(con, level=result.config.level, world_id=result.config.world_id,
-                              seed=result.config.seed, instances=len(result.instances),
+            write_build_stats(con, level=config.level, world_id=config.world_id,
+                              seed=config.seed, instances=len(result.instances),
                               candidates_sampled=s["candidates_sampled"], too_few_feasible=s["too_few_feasible"],
                               not_needed={source: s[f"{source}_not_needed"] for source in SOURCES})
             results.append(result)
         info = {"mpcbench_version": __version__, "built_by": "mpcbench build",
-                "levels": ",".join(str(c.level) for c in configs)}
+                "levels": ",".join(str(c.level) for c in configs), "split": split}
+        if split == "test":
+            info["split_seed_hash"] = seed_hash(secret)
         for c in configs:
             info[f"config_level{c.level}"] = Path(c.path).name
             info[f"config_level{c.level}_sha256"] = hashlib.sha256(Path(c.path).read_bytes()).hexdigest()

@@ -1,0 +1,41 @@
+"""The public `dev` split and the private `test` split.
+
+`dev` is built from the configs in the repository as they are. `test` is built from the same
+configs with every config seed replaced by one derived from a secret the user supplies (an HMAC
+of the config seed), so two users with different secrets get different instances of the same
+distribution. The secret and the derived seeds are never written anywhere: builds and runs
+record only `seed_hash(secret)`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+
+from ..errors import UserError
+from .config import WorldConfig
+
+SPLITS = ("dev", "test")
+SECRET_ENV = "MPCBENCH_SECRET_SEED"
+
+
+def seed_hash(secret: str) -> str:
+    """What a build records of the secret: 16 hex digits of sha256("mpcbench-split:" + secret)."""
+    return hashlib.sha256(f"mpcbench-split:{secret}".encode()).hexdigest()[:16]
+
+
+def derived_seed(secret: str, config_seed: int) -> int:
+    digest = hmac.new(secret.encode(), f"mpcbench-config-seed:{config_seed}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:7], "big")   # 56 bits: fits the BIGINT seed columns
+
+
+def split_configs(configs: list[WorldConfig], split: str, secret: str | None) -> list[WorldConfig]:
+    """The configs a split is built from (the generator's seeds); the records keep the configs' own."""
+    if split not in SPLITS:
+        raise UserError(f"--split must be one of {', '.join(SPLITS)}, not {split!r}")
+    if split == "dev":
+        return configs
+    if not secret:
+        raise UserError(f"--split test needs a secret seed: --secret-seed S or the environment variable {SECRET_ENV}")
+    return [dataclasses.replace(c, seed=derived_seed(secret, c.seed)) for c in configs]

@@ -1,0 +1,112 @@
+"""The private test split (`mpcbench build --split test`): other instances of the same
+distribution, nothing of the secret written, and the split recorded in the build and the run."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from mpcbench.cli import app
+from mpcbench.warehouse import build
+from mpcbench.world.config import load_world_config, world_config_path
+from mpcbench.world.split import derived_seed, seed_hash
+from offline_runner import run_offline
+
+runner = CliRunner()
+SECRETS = ("unit-test-secret-one", "unit-test-secret-two")
+INSTANCES = 8
+
+
+@pytest.fixture(scope="module")
+def splits(tmp_path_factory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp("splits")
+    paths = {"dev": base / "dev.duckdb", "a": base / "a.duckdb", "b": base / "b.duckdb"}
+    build.build(paths["dev"], (1, 2, 3), INSTANCES)
+    build.build(paths["a"], (1, 2, 3), INSTANCES, split="test", secret=SECRETS[0])
+    build.build(paths["b"], (1, 2, 3), INSTANCES, split="test", secret=SECRETS[1])
+    return paths
+
+
+def rows(path: Path, query: str) -> list[tuple]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return con.execute(query).fetchall()
+    finally:
+        con.close()
+
+
+def test_splits_differ_in_instances(splits):
+    prompts = {name: {p for (p,) in rows(path, "select prompt from instances")} for name, path in splits.items()}
+    assert not prompts["dev"] & prompts["a"] and not prompts["a"] & prompts["b"] and not prompts["dev"] & prompts["b"]
+    people = {name: {p for (p,) in rows(path, "select person_id from people")} for name, path in splits.items()}
+    assert not people["dev"] & people["a"]
+
+
+def test_the_secret_is_never_written_only_its_hash(splits):
+    info = dict(rows(splits["a"], "select key, value from build_info"))
+    assert info["split"] == "test" and info["split_seed_hash"] == seed_hash(SECRETS[0])
+    assert dict(rows(splits["dev"], "select key, value from build_info"))["split"] == "dev"
+    configs = [load_world_config(world_config_path(level)) for level in (1, 2, 3)]
+    assert [s for (s,) in rows(splits["a"], "select seed from worlds order by level")] == [c.seed for c in configs]
+    assert [s for (s,) in rows(splits["a"], "select seed from build_stats order by level")] == [c.seed for c in configs]
+    raw = splits["a"].read_bytes()
+    assert SECRETS[0].encode() not in raw
+    for c in configs:
+        assert str(derived_seed(SECRETS[0], c.seed)).encode() not in raw
+
+
+def test_same_secret_same_build(splits, tmp_path):
+    again = tmp_path / "again.duckdb"
+    build.build(again, (1,), INSTANCES, split="test", secret=SECRETS[0])
+    query = "select instance_id, prompt, now from instances order by instance_id"
+    assert rows(again, query) == [r for r in rows(splits["a"], query) if r[0].startswith("L1-")]
+
+
+def test_splits_agree_in_robust_statistics(splits):
+    """Equal difficulty on a small build (bench/splits.py compares 100 instances a level with
+    bootstrap intervals): the scripted solver is exact everywhere with about as many calls, and
+    the share of in-hours starts that stay feasible is close."""
+    feasible_share = """
+        select i.level, avg(s.n_feasible / g.n_framed)
+        from oracle_summary s join instances i using (instance_id)
+        join (select instance_id, count(*)::double as n_framed from int_framed_grid group by all) g using (instance_id)
+        group by i.level order by i.level"""
+    dev = dict(rows(splits["dev"], feasible_share))
+    calls = {}
+    for name, path in splits.items():
+        con = duckdb.connect(str(path), read_only=True)
+        results = run_offline(con, "scripted")
+        con.close()
+        assert all(r["exact_match"] for r in results), name
+        calls[name] = {level: statistics.mean(r["tool_calls"] for r in results if r["level"] == level) for level in (1, 2, 3)}
+        for level, share in rows(path, feasible_share):
+            assert abs(share - dev[level]) < 0.15, (name, level, share, dev[level])
+    for level in (1, 2, 3):
+        assert abs(calls["a"][level] - calls["dev"][level]) <= 0.3 * calls["dev"][level], calls
+        assert abs(calls["b"][level] - calls["dev"][level]) <= 0.3 * calls["dev"][level], calls
+
+
+def test_cli_test_split_needs_a_secret(tmp_path):
+    result = runner.invoke(app, ["build", "--db", str(tmp_path / "x.duckdb"), "--split", "test", "--levels", "1",
+                                 "--instances", "2"], env={"MPCBENCH_SECRET_SEED": ""})
+    assert result.exit_code != 0 and "needs a secret seed" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+    result = runner.invoke(app, ["build", "--db", str(tmp_path / "x.duckdb"), "--secret-seed", "s", "--levels", "1"])
+    assert result.exit_code != 0 and "--split test" in result.output
+    assert not (tmp_path / "x.duckdb").exists()
+
+
+def test_cli_test_split_from_the_environment_and_recorded_in_the_run(tmp_path):
+    db_path = tmp_path / "t.duckdb"
+    result = runner.invoke(app, ["build", "--db", str(db_path), "--split", "test", "--levels", "1", "--instances", "2"],
+                           env={"MPCBENCH_SECRET_SEED": SECRETS[1]})
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["eval", "--agent", "scripted", "--db", str(db_path), "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    run = (tmp_path / "run" / "run.json").read_text()
+    assert f'"seed_hash": "{seed_hash(SECRETS[1])}"' in run and '"name": "test"' in run
+    assert SECRETS[1] not in run
