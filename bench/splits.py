@@ -80,6 +80,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--instances", type=int, default=100)
     parser.add_argument("--secrets", default="bench-secret-1,bench-secret-2")
+    parser.add_argument("--out", type=Path, help="Also write the table to this Markdown file.")
     args = parser.parse_args()
     secrets = args.secrets.split(",")
     with tempfile.TemporaryDirectory() as tmp:
@@ -90,12 +91,15 @@ def main() -> None:
             build.build(path, (1, 2, 3), args.instances, jobs=os.cpu_count() or 1, split="test", secret=secret)
         figures = [split_figures(p) for p in paths]
     keys = sorted(set().union(*figures), key=lambda k: (k[0], not k[1].startswith("scripted"), k[1]))
-    print(f"{args.instances} instances a level; mean [bootstrap 95 % interval]\n")
-    print("| level | metric | " + " | ".join(names) + " |")
-    print("| --- | --- | " + " | ".join("---" for _ in names) + " |")
+    lines = [f"{args.instances} instances a level; mean [bootstrap 95 % interval]", "",
+             "| level | metric | " + " | ".join(names) + " |",
+             "| --- | --- | " + " | ".join("---" for _ in names) + " |"]
     for level, metric in keys:
         cells = [cell(f[(level, metric)]) if (level, metric) in f else "—" for f in figures]
-        print(f"| {level} | {metric} | " + " | ".join(cells) + " |")
+        lines.append(f"| {level} | {metric} | " + " | ".join(cells) + " |")
+    print("\n".join(lines))
+    if args.out:
+        args.out.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
