@@ -85,6 +85,9 @@ def info(db_path: DbOption = db.DEFAULT_DB) -> None:
     print_rows("Levels", db.query(con, "level_counts"))
     print_rows("Build stats (discards and necessity rejections)",
                con.execute("select * from build_stats order by level"))
+    print_rows("Thread tags that bind (of the instances whose threads say the kind: the share where it "
+               "changes the answer, and where it rejects a start that breaks nothing else)",
+               db.query(con, "tag_binding_shares"))
     print_rows("Build info", con.execute("select key, value from build_info order by key"))
 
 

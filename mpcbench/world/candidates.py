@@ -63,6 +63,18 @@ def _range_around(rng: random.Random, target: dt.datetime) -> tuple[dt.datetime,
     return start, end
 
 
+def _range_clear_of(rng: random.Random, target: dt.datetime, other: dt.datetime,
+                    span: dt.timedelta) -> tuple[dt.datetime, dt.datetime]:
+    """_range_around(target), cut so that it leaves a candidate at `other` alone where it can
+    (so that the tags aimed at the two starts each bind on their own)."""
+    start, end = _range_around(rng, target)
+    if other > target:
+        end = min(end, other)
+    elif other + span <= target:
+        start = max(start, other + span)
+    return start, end
+
+
 def _killed_by_tags(start: dt.datetime, end: dt.datetime, constraints: list[tuple[str, dict, str]],
                     participants: list[dict]) -> bool:
     names = {p["name"] for p in participants}
@@ -75,35 +87,50 @@ def _killed_by_tags(start: dt.datetime, end: dt.datetime, constraints: list[tupl
     return False
 
 
+# How often a participant's absence is said (aimed so that it changes the answer), and a
+# deadline (aimed so that it rejects starts that break nothing else).
+PARTICIPANT_OOO_SHARE = 0.8
+DEADLINE_SHARE = 0.5
+
+
 def _thread_constraints(rng: random.Random, level: int, window: list[dt.date],
                         participants: list[dict], bystanders: list[dict],
-                        targets: list[dt.datetime]) -> list[tuple[str, dict, str]]:
-    """Deadline, ban and ooo tags. Bans and absences are aimed at the given target starts (the
-    answer without threads) so that the threads matter; the rest is random."""
+                        targets: list[dt.datetime], n: int, duration: int) -> list[tuple[str, dict, str]]:
+    """Deadline, ban and ooo tags, aimed at the target starts (the first feasible starts
+    without threads) so that they bind: the ban at one of the first n, a participant's absence
+    at another of the first n + 1 (once the ban has moved the answer on by one, that start is
+    in it), a deadline soon after the last target, so that it rejects later starts that break
+    nothing else. A deadline cannot change an earliest-N answer that has N starts: it only
+    removes starts later than those it keeps. The second ban and the bystander's absence are
+    random."""
     weekdays = [d for d in window if d.weekday() < 5] or window
     found = []
-    aims = rng.sample(targets, min(len(targets), 2))
-    start, end = _range_around(rng, aims[0])
+    span = dt.timedelta(minutes=duration)
+    first = rng.choice(targets[:n])
+    others = [t for t in targets[:n + 1] if abs(t - first) >= span] or [t for t in targets[:n + 1] if t != first]
+    aims = [first, rng.choice(others) if others else first]
+    start, end = _range_clear_of(rng, aims[0], aims[-1], span)
     found.append(("ban", {"start": timestamp_text(start), "end": timestamp_text(end)}, ""))
     if rng.random() < 0.4:
         start, end = random_range(rng, prose.pick(rng, weekdays))
         found.append(("ban", {"start": timestamp_text(start), "end": timestamp_text(end)}, ""))
     absent = []
-    if rng.random() < 0.7:
+    if rng.random() < PARTICIPANT_OOO_SHARE:
         person = prose.pick(rng, participants)
-        if rng.random() < 0.3:
+        if rng.random() < 0.3 and aims[-1].date() != first.date():
             day = aims[-1].date()
             absent.append((person, clock_at(day, "00:00"), clock_at(day + dt.timedelta(days=1), "00:00")))
         else:
-            absent.append((person, *_range_around(rng, aims[-1])))
+            absent.append((person, *_range_clear_of(rng, aims[-1], aims[0], span)))
     if rng.random() < 0.5:
         absent.append((prose.pick(rng, bystanders), *random_range(rng, prose.pick(rng, weekdays[:3]))))
     for person, start, end in absent:
         who = {"person_name": person["name"]} if level == 3 else {"person_id": person["person_id"]}
         found.append(("ooo", {**who, "start": timestamp_text(start), "end": timestamp_text(end)}, person["name"]))
-    if rng.random() < 0.5:
-        day = prose.pick(rng, window[len(window) // 2:])
-        end_by = clock_at(day, prose.pick(rng, ("12:00", "15:30", "17:00", "18:00")))
+    if rng.random() < DEADLINE_SHARE:
+        end_by = max(targets) + dt.timedelta(minutes=duration + 15 * rng.randint(0, 8))
+        if end_by.date() > window[-1]:
+            end_by = clock_at(window[-1], prose.pick(rng, ("12:00", "15:30", "17:00", "18:00")))
         found.append(("deadline", {"end_by": timestamp_text(end_by)}, ""))
     rng.shuffle(found)
     return found
@@ -307,7 +334,7 @@ def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets
                           now - dt.timedelta(days=rng.randint(4, 9), minutes=rng.randint(0, 600)), threads,
                           chatter_rng=seeded_rng(config, "chatter", draft.k) if with_chatter else None,
                           id_key=id_key(config, "thread", project["project_id"]))
-    constraints = _thread_constraints(rng, level, window, participants, others, targets[:n])
+    constraints = _thread_constraints(rng, level, window, participants, others, targets, n, duration)
     messages = [(constraint_tag_message(rng, kind, params, name), kind, params)
                 for kind, params, name in constraints]
     if level == 3:
