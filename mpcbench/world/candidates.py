@@ -136,21 +136,6 @@ def _thread_constraints(rng: random.Random, level: int, window: list[dt.date],
     return found
 
 
-REQUIREMENT_TEXT = {
-    "participants": ("Attendees for this one: {value}. {tag}", "We need {value} in the room. {tag}"),
-    "duration": ("Let's plan for {value} minutes. {tag}", "It should take about {value} minutes. {tag}"),
-    "count": ("Please propose {value} options so people can pick. {tag}",
-              "Give us {value} candidate slots. {tag}"),
-    "policy": ("This is run under policy {value}, so its rules apply. {tag}",
-               "Scheduling rules: {value}. {tag}"),
-    "tie_break": ("When several rooms work, take {value}. {tag}",
-                  "Room choice rule: {value}. {tag}"),
-    "room": ("Room needs: {value}. {tag}", "For the room: {value}. {tag}"),
-}
-REVISION_TEXT = ("Update: scratch that, ", "Correction — ", "Small change after talking to the leads: ",
-                 "Revising the earlier message: ")
-
-
 def _room_words(params: dict) -> str:
     parts = []
     if "min_capacity" in params:
@@ -172,8 +157,8 @@ def _requirement_message(rng: random.Random, kind: str, params: dict, revised: b
                               else "the room with the lowest room id"),
         "room": lambda: _room_words(params),
     }[kind]()
-    text = prose.pick(rng, REQUIREMENT_TEXT[kind]).format(value=value, tag=render_tag(kind, params))
-    return (prose.pick(rng, REVISION_TEXT) + text[0].lower() + text[1:]) if revised else text
+    text = prose.pick(rng, prose.REQUIREMENT_TEXT[kind]).format(value=value, tag=render_tag(kind, params))
+    return (prose.pick(rng, prose.REVISION_TEXT) + text[0].lower() + text[1:]) if revised else text
 
 
 RoomNeeds = Callable[[dt.datetime, dt.datetime, int], tuple[dict, ...]]
@@ -302,7 +287,7 @@ def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
     if k >= NOISE_PROJECT_BASE:
         raise ValueError(f"candidate index {k} is past the project id range")
     project_id = f"PRJ-{opaque_id(id_key(config, 'project'), k)}"
-    project_name = f"{prose.pick(rng, prose.PROJECT_WORDS)} {prose.pick(rng, prose.PROJECT_KINDS)}"
+    project_name = prose.project_name(rng)
     instance["project_id"] = project_id
     template = prose.PROMPT_L2 if level == 2 else prose.PROMPT_L3
     instance["prompt"] = sent + prose.pick(rng, template).format(

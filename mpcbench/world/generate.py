@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import prose
 from ..timestamps import timestamp_text
 from .config import WorldConfig
 from .ids import id_key, opaque_id
 from .tags import render_tag
+from .worktime import at_work_index, spread_before, work_index
 
 
 # Noise projects take indices from here up, candidate projects below (their candidate index), so
@@ -201,6 +202,7 @@ class ThreadWriter:
     id_key: str   # id_key(config, "thread", project_id): thread and message ids are opaque
     next_message: int = 0
     next_thread: int = 0
+    said: set[str] = field(default_factory=set)
 
     def new_thread(self) -> dict:
         slug = self.project_name.split()[0].lower()
@@ -216,46 +218,52 @@ class ThreadWriter:
         return thread
 
     def say(self, thread: dict, text: str, tags: list[tuple[str, dict]] = (),
-            rng: random.Random | None = None) -> None:
+            rng: random.Random | None = None, author: dict | None = None) -> None:
+        """Add a message some working minutes after the last one, by `author` or by one of the
+        authors the message is not about (nobody announces their own absence)."""
         rng = rng or self.rng
-        self.clock += dt.timedelta(minutes=rng.randint(3, 400))
+        if author is None:
+            about = {v for _, params in tags for k, v in params.items() if k in ("person_id", "person_name")}
+            author = prose.pick(rng, [a for a in self.authors if not about & {a["person_id"], a["name"]}])
+        self.clock = at_work_index(work_index(self.clock) + rng.randint(3, 400))
         thread["messages"].append({
             "message_id": f"{self.project_id}-m{opaque_id(self.id_key + '/message', self.next_message, 12)}",
-            "author_id": prose.pick(rng, self.authors)["person_id"],
+            "author_id": author["person_id"],
             "ts": timestamp_text(self.clock),
             "text": text,
             "tags": [{"type": kind, "params": params} for kind, params in tags],
         })
+        self.said.add(text)
         self.next_message += 1
 
     def fit_before(self, limit: dt.datetime) -> None:
-        """Squeeze the messages' times into [first, limit) keeping their order, so that nothing
-        is said after the instance's "now" (equal times keep message_id order)."""
+        """Squeeze the messages' times into the working minutes before `limit`, keeping their
+        order, so that nothing is said after the instance's "now" and no two messages share a
+        minute (the order said stays the order read)."""
         messages = sorted((m for t in self.threads for m in t["messages"]), key=lambda m: m["ts"])
-        if not messages or max(m["ts"] for m in messages) < timestamp_text(limit):
+        if not messages:
             return
-        first = dt.datetime.fromisoformat(min(m["ts"] for m in messages))
-        last = dt.datetime.fromisoformat(max(m["ts"] for m in messages))
-        scale = (limit - dt.timedelta(minutes=1) - first) / max(last - first, dt.timedelta(minutes=1))
-        moments = [(first + (dt.datetime.fromisoformat(m["ts"]) - first) * scale).replace(second=0, microsecond=0)
-                   for m in messages]
-        # no two messages at the same minute: the order said stays the order read
-        minute = dt.timedelta(minutes=1)
-        for i in range(1, len(moments)):
-            moments[i] = max(moments[i], moments[i - 1] + minute)
-        moments[-1] = min(moments[-1], limit - minute)
-        for i in range(len(moments) - 2, -1, -1):
-            moments[i] = min(moments[i], moments[i + 1] - minute)
-        for m, moment in zip(messages, moments):
-            m["ts"] = timestamp_text(moment)
+        indices = spread_before([work_index(dt.datetime.fromisoformat(m["ts"])) for m in messages], work_index(limit))
+        for m, index in zip(messages, indices):
+            m["ts"] = timestamp_text(at_work_index(index))
 
     def chatter(self, thread: dict, bounds: tuple[int, int]) -> None:
-        """Between bounds[0] and bounds[1] ordinary messages."""
+        """Between bounds[0] and bounds[1] ordinary messages: none addresses its own author (by
+        first name) or repeats a message of the project."""
         if self.chatter_rng is None:
             return
-        names = [a["name"].split()[0] for a in self.authors]
-        for _ in range(between(self.chatter_rng, bounds)):
-            self.say(thread, prose.chatter(self.chatter_rng, names), rng=self.chatter_rng)
+        rng = self.chatter_rng
+        for _ in range(between(rng, bounds)):
+            author = prose.pick(rng, self.authors)
+            first_name = author["name"].split()[0]
+            names = [a["name"].split()[0] for a in self.authors if a["name"].split()[0] != first_name] or ["all"]
+            for _ in range(50):
+                text = prose.chatter(rng, names)
+                if text not in self.said:
+                    break
+            else:
+                continue
+            self.say(thread, text, rng=rng, author=author)
 
 
 def constraint_tag_message(rng: random.Random, kind: str, params: dict, name: str = "") -> str:
@@ -288,7 +296,7 @@ def _noise_projects(config: WorldConfig, rng: random.Random, people: list[dict])
     days = horizon(config)
     for i in range(config.noise.get("noise_projects", 0)):
         project_id = f"PRJ-{opaque_id(id_key(config, 'project'), NOISE_PROJECT_BASE + i)}"
-        name = f"{prose.PROJECT_WORDS[(i * 7) % len(prose.PROJECT_WORDS)]} {prose.pick(rng, prose.PROJECT_KINDS)} (archive)"
+        name = prose.project_name(rng)
         projects.append({"project_id": project_id, "name": name})
         writer = ThreadWriter(project_id, name, rng, rng.sample(people, 4),
                               clock_at(days[0], "09:00"), threads, chatter_rng=rng,

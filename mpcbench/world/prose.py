@@ -76,6 +76,9 @@ BAN_TEXT = (
     "Heads up: {reason} on {day}, so please keep {start}–{end} clear for this project. {tag}",
     "No meetings for this one between {start} and {end} on {day} — {reason}. {tag}",
     "Blocking {day} {start}–{end} ({reason}); nothing should land there. {tag}",
+    "Please don't put anything for us on {day} from {start} to {end}: {reason}. {tag}",
+    "{day}, {start} to {end} is off limits for this project because of {reason}. {tag}",
+    "Keep our meeting away from {start}–{end} on {day}; that's {reason}. {tag}",
 )
 BAN_REASONS = ("the release freeze", "the all-hands", "the fire drill", "the customer audit",
                "the data-center maintenance window", "the exec offsite dial-in",
@@ -84,6 +87,9 @@ OOO_TEXT = (
     "{name} is out {when} ({reason}). {tag}",
     "FYI {name} will be offline {when} — {reason}. {tag}",
     "Note for scheduling: {name} is OOO {when}. {tag}",
+    "Just so everyone knows, {name} can't make anything {when}: {reason}. {tag}",
+    "{name} asked me to pass on that they're away {when} ({reason}). {tag}",
+    "Don't count on {name} {when}, they're out for {reason}. {tag}",
 )
 OOO_REASONS = ("doctor's appointment", "conference travel", "a family thing", "moving house",
                "a training course", "parental leave day", "jury duty")
@@ -91,7 +97,32 @@ DEADLINE_TEXT = (
     "Whatever we pick has to be wrapped up by {end_by}, the client reads the summary right after. {tag}",
     "Hard stop: the meeting must be over by {end_by} so we can ship the notes. {tag}",
     "Finance needs the decision before {end_by}, so the meeting has to end by then. {tag}",
+    "We have to be done talking by {end_by} at the latest; the board pack goes out then. {tag}",
+    "Latest possible finish is {end_by}. Anything that runs later is no use to us. {tag}",
+    "The outcome feeds a review at {end_by}, so the meeting must have ended by that time. {tag}",
 )
+REQUIREMENT_TEXT = {
+    "participants": ("Attendees for this one: {value}. {tag}", "We need {value} in the room. {tag}",
+                     "Invite list: {value}. {tag}", "The people who have to be there: {value}. {tag}",
+                     "Let's keep it to {value}; nobody else needs to join. {tag}"),
+    "duration": ("Let's plan for {value} minutes. {tag}", "It should take about {value} minutes. {tag}",
+                 "Block {value} minutes for it. {tag}", "I think {value} minutes is enough for this. {tag}",
+                 "Length: {value} minutes, no more. {tag}"),
+    "count": ("Please propose {value} options so people can pick. {tag}", "Give us {value} candidate slots. {tag}",
+              "Can whoever books this offer {value} possible times? {tag}",
+              "We'd like {value} slots to choose from. {tag}", "Send round {value} options, earliest first. {tag}"),
+    "policy": ("This is run under policy {value}, so its rules apply. {tag}", "Scheduling rules: {value}. {tag}",
+               "Use the {value} rules from the handbook for this one. {tag}",
+               "Policy-wise we fall under {value}. {tag}", "Book it following policy {value}. {tag}"),
+    "tie_break": ("When several rooms work, take {value}. {tag}", "Room choice rule: {value}. {tag}",
+                  "If more than one room is free, go for {value}. {tag}",
+                  "Among the rooms that fit, pick {value}. {tag}", "For the room, prefer {value}. {tag}"),
+    "room": ("Room needs: {value}. {tag}", "For the room: {value}. {tag}",
+             "We'll need a room {value}. {tag}", "Whatever room we get should be {value}. {tag}",
+             "Room-wise: {value}. {tag}"),
+}
+REVISION_TEXT = ("Update: scratch that, ", "Correction — ", "Small change after talking to the leads: ",
+                 "Revising the earlier message: ", "Change of plan: ", "Sorry, one fix to what I said before: ")
 
 
 def pick(rng: random.Random, options):
@@ -104,6 +135,10 @@ def human_day(day: dt.date) -> str:
 
 def human_time(moment: dt.datetime) -> str:
     return moment.strftime("%H:%M")
+
+
+def project_name(rng: random.Random) -> str:
+    return f"{pick(rng, PROJECT_WORDS)} {pick(rng, PROJECT_KINDS)}"
 
 
 def chatter(rng: random.Random, names: list[str]) -> str:
