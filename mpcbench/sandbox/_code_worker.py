@@ -1,0 +1,386 @@
+"""One sandboxed, persistent Python worker per episode; its tool calls answered by the harness.
+
+    >>> tools = [ToolFunction("echo", {"type": "object", "properties": {"text": {"type": "string"}}})]
+    >>> with CodeWorker(tools, lambda name, args: args["text"].upper()) as worker:  # doctest: +SKIP
+    ...     worker.run_cell("x = echo('hi')\\nprint(x)").output
+    'HI\\n'
+
+The harness talks to the worker over a socket pair (length-prefixed JSON, see `_inside.py`)
+and reads the cell's stdout and stderr from one pipe, keeping only the head it will show:
+whatever a cell prints, the harness holds at most about 4 x `max_output_chars` bytes. A cell
+that runs past `timeout_s`, kills its worker, or writes anything but well-formed messages to
+the channel ends with the whole sandbox killed; the next cell starts a fresh worker, and the
+output says so. Nothing here raises for what a cell does.
+
+A worker must be closed by the thread that created it or one that outlives it: bwrap is
+told to die with its parent, and on Linux that means the creating thread.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import socket
+import struct
+import subprocess
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Callable, NamedTuple
+
+from ._bwrap import INSTALL_HINT, Limits, Plan, SandboxUnavailable, sandbox_plan
+
+MAX_MESSAGE_BYTES = 1 << 20        # a tool call is small; a longer frame is a broken channel
+START_TIMEOUT_S = 15.0             # for the worker's hello (the machine may be busy)
+_HEADER = struct.Struct(">I")
+_LOST = "variables, imports and files from earlier cells are lost"
+
+
+@dataclass(frozen=True)
+class ToolFunction:
+    """A data tool as a function in the worker: its name and JSON-Schema arguments (OpenAI
+    function format; positional arguments follow the order of `properties`)."""
+    name: str
+    parameters: dict
+    description: str = ""
+
+
+class ToolCall(NamedTuple):
+    """One tool call made from a cell, in order."""
+    name: str
+    arguments: dict
+    result: str
+    latency_ms: float
+
+
+@dataclass(frozen=True)
+class CellResult:
+    output: str                         # what the agent reads: capped, never empty
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    timed_out: bool = False
+    restarted: bool = False             # the worker was killed; the next cell gets a fresh one
+
+
+class CodeWorker:
+    """A sandboxed Python worker whose tools call `call_tool(name, arguments) -> text`.
+
+    Raises SandboxUnavailable (one line: why, what to install) if no sandbox can start."""
+
+    def __init__(self, tools: list[ToolFunction], call_tool: Callable[[str, dict], str], *,
+                 timeout_s: float = 30.0, max_output_chars: int = 2000,
+                 max_tool_calls: int | None = None, limits: Limits = Limits()):
+        self._tools = {tool.name: tool for tool in tools}
+        self._call_tool = call_tool
+        self.timeout_s = timeout_s
+        self.max_output_chars = max_output_chars
+        self.max_tool_calls = max_tool_calls
+        self.limits = limits
+        self.tool_calls_made = 0        # over the episode, restarts included
+        self._cells = 0
+        self._proc: subprocess.Popen | None = None
+        self._start()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        plan = sandbox_plan()
+        host, child = socket.socketpair()
+        out_r, out_w = os.pipe()
+        config = json.dumps({"fd": child.fileno(), "rlimits": self.limits.rlimits(),
+                             "tools": [_tool_config(tool) for tool in self._tools.values()]})
+        try:
+            proc = subprocess.Popen(plan.argv(self.limits, config), executable=plan.bwrap, env={},
+                                    stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
+                                    pass_fds=(child.fileno(),), process_group=0, **_run_as(plan))
+        except OSError as exc:
+            host.close()
+            os.close(out_r)
+            raise SandboxUnavailable(f"code sandbox: cannot run {plan.bwrap} ({exc.strerror}); "
+                                     f"{INSTALL_HINT}") from None
+        finally:
+            child.close()
+            os.close(out_w)
+        self._proc, self._sock, self._out = proc, host, out_r
+        self._inbox, self._outbox = bytearray(), bytearray()
+        self._init_pidfd = None
+        os.set_blocking(out_r, False)
+        host.setblocking(False)
+        output = _Output(200)
+        first = self._pump(None, output, [], time.monotonic() + START_TIMEOUT_S)
+        if first != "hello":
+            self._stop()
+            lines = output.head.decode("utf-8", errors="replace").strip().splitlines()
+            said = [line for line in lines if line.startswith("bwrap:")] or lines[-1:]
+            raise SandboxUnavailable(_refusal(said[0] if said else f"the worker did not start ({first})"))
+        self._init_pidfd = _init_pidfd(proc.pid)
+
+    def _stop(self) -> None:
+        """Kill the sandbox and wait until every process in it is gone. The worker is the
+        init of the sandbox's pid namespace: killing it kills the rest, and bwrap, which waits
+        for it, reaps it and exits (killing bwrap first would leave it to the host's init)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        pidfd, self._init_pidfd = self._init_pidfd, None
+        try:
+            if pidfd is not None:
+                _kill(lambda: signal.pidfd_send_signal(pidfd, signal.SIGKILL))
+                proc.wait(timeout=5.0)
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            _kill(lambda: os.killpg(proc.pid, signal.SIGKILL))
+            proc.wait()
+            if pidfd is not None:
+                os.close(pidfd)
+            self._sock.close()
+            os.close(self._out)
+
+    def close(self) -> None:
+        self._stop()
+
+    def __enter__(self) -> CodeWorker:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- cells -----------------------------------------------------------------------------
+
+    def run_cell(self, code: str) -> CellResult:
+        """Run one cell; never raises for what the cell does (only if call_tool raises)."""
+        if self._proc is None:
+            self._start()
+        self._cells += 1
+        output, calls = _Output(self.max_output_chars), []
+        self._send({"op": "run", "cell": self._cells, "code": code})
+        outcome = self._pump(self._cells, output, calls, time.monotonic() + self.timeout_s)
+        notice = None
+        if outcome != "done":
+            returncode = _exit_status(self._proc) if outcome == "died" else None
+            self._stop()
+            notice = _notice(outcome, returncode, self.timeout_s, self.limits)
+        text = output.text()
+        if notice:
+            text = f"{text.rstrip(chr(10))}\n{notice}" if text else notice
+        return CellResult(output=text or "[no output]", tool_calls=calls,
+                          timed_out=outcome == "timeout", restarted=notice is not None)
+
+    def _pump(self, cell: int | None, output: _Output, calls: list[ToolCall], deadline: float) -> str:
+        """Move bytes until the cell is done (or, for cell None, the worker says hello):
+        'done', 'hello', 'timeout', 'died' (the channel closed) or 'broken'. Never blocks
+        past the deadline, whatever the worker does or does not read."""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._out, selectors.EVENT_READ, "out")
+            selector.register(self._sock, selectors.EVENT_READ, "sock")
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return "timeout"
+                events = selectors.EVENT_READ | (selectors.EVENT_WRITE if self._outbox else 0)
+                if selector.get_key(self._sock).events != events:
+                    selector.modify(self._sock, events, "sock")
+                for key, mask in selector.select(left):
+                    if key.data == "out":
+                        if not self._read_output(output):
+                            selector.unregister(self._out)
+                        continue
+                    if mask & selectors.EVENT_WRITE and not self._flush():
+                        return self._died(output)
+                    if not mask & selectors.EVENT_READ:
+                        continue
+                    try:
+                        data = self._sock.recv(1 << 16)
+                    except BlockingIOError:
+                        continue
+                    except OSError:
+                        data = b""
+                    if not data:
+                        return self._died(output)
+                    self._inbox += data
+                    while (message := self._next_message()) is not None:
+                        op = message.get("op") if isinstance(message, dict) else None
+                        if op == "call" and cell is not None and self._answer(message, calls):
+                            continue
+                        if op == "hello" and cell is None:
+                            return "hello"
+                        if op == "done" and cell is not None and message.get("cell") == cell:
+                            self._drain(output, deadline)
+                            return "done"
+                        return "broken"
+
+    def _died(self, output: _Output) -> str:
+        self._drain(output, time.monotonic() + 1.0)
+        return "died"
+
+    def _next_message(self) -> dict | str | None:
+        if len(self._inbox) < _HEADER.size:
+            return None
+        size, = _HEADER.unpack_from(self._inbox)
+        if size > MAX_MESSAGE_BYTES:
+            return "broken"
+        if len(self._inbox) < _HEADER.size + size:
+            return None
+        raw = bytes(self._inbox[_HEADER.size:_HEADER.size + size])
+        del self._inbox[:_HEADER.size + size]
+        try:
+            message = json.loads(raw.decode("utf-8"))
+        except ValueError:
+            return "broken"
+        return message if isinstance(message, dict) else "broken"
+
+    def _answer(self, message: dict, calls: list[ToolCall]) -> bool:
+        """Answer one tool call; False if the message is not a well-formed call."""
+        name, arguments = message.get("name"), message.get("arguments")
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            return False
+        if self.max_tool_calls is not None and self.tool_calls_made >= self.max_tool_calls:
+            self._send({"op": "result", "text": f"error: the tool-call budget of {self.max_tool_calls} "
+                                                "calls is spent; no more tool calls in this episode"})
+            return True
+        started = time.perf_counter()
+        if name in self._tools:
+            text = self._call_tool(name, arguments)
+        else:
+            text = f"error: there is no tool named {name[:80]!r}; the tools are: {', '.join(self._tools)}"
+        calls.append(ToolCall(name, arguments, text, (time.perf_counter() - started) * 1000))
+        self.tool_calls_made += 1
+        self._send({"op": "result", "text": text})
+        return True
+
+    def _send(self, message: dict) -> None:
+        """Queue a message for the worker; the pump writes it as the worker reads."""
+        data = json.dumps(message, ensure_ascii=False).encode("utf-8")
+        self._outbox += _HEADER.pack(len(data)) + data
+        self._flush()
+
+    def _flush(self) -> bool:
+        """Write what the socket takes now; False if the worker's end is closed."""
+        try:
+            sent = self._sock.send(self._outbox)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        del self._outbox[:sent]
+        return True
+
+    def _read_output(self, output: _Output) -> bool:
+        """Read what is ready on the output pipe; False at end of file."""
+        try:
+            data = os.read(self._out, 1 << 16)
+        except BlockingIOError:
+            return True
+        output.feed(data)
+        return bool(data)
+
+    def _drain(self, output: _Output, deadline: float) -> None:
+        """Read what the cell wrote before it ended (already in the pipe), without waiting."""
+        while time.monotonic() < deadline:
+            try:
+                data = os.read(self._out, 1 << 16)
+            except BlockingIOError:
+                return
+            if not data:
+                return
+            output.feed(data)
+
+
+class _Output:
+    """The head of a cell's output, bounded while it is read, and how much there was."""
+
+    def __init__(self, max_chars: int):
+        self.max_chars, self.keep = max_chars, 4 * max_chars + 4
+        self.head, self.total = bytearray(), 0
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        if len(self.head) < self.keep:
+            self.head += data[:self.keep - len(self.head)]
+
+    def text(self) -> str:
+        text = self.head.decode("utf-8", errors="replace")
+        if len(text) <= self.max_chars and self.total == len(self.head):
+            return text
+        return (f"{text[:self.max_chars]}\n[output truncated: showing the first {self.max_chars:,} "
+                f"characters of {self.total:,} bytes]")
+
+
+def _tool_config(tool: ToolFunction) -> dict:
+    params = list(tool.parameters.get("properties", {}))
+    return {"name": tool.name, "params": params,
+            "doc": f"{tool.name}({', '.join(params)})\n\n{tool.description}".strip()}
+
+
+def _run_as(plan: Plan) -> dict:
+    if plan.run_as is None:
+        return {}
+    return {"user": plan.run_as, "group": plan.run_as, "extra_groups": []}
+
+
+def _kill(send: Callable[[], None]) -> None:
+    try:
+        send()
+    except ProcessLookupError:
+        pass
+
+
+def _init_pidfd(bwrap_pid: int) -> int | None:
+    """A pidfd on the sandbox's init, the worker (bwrap's child), or None if there is none."""
+    try:
+        with open(f"/proc/{bwrap_pid}/task/{bwrap_pid}/children") as f:
+            return os.pidfd_open(int(f.read().split()[0]))
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def _exit_status(proc: subprocess.Popen) -> int | None:
+    """bwrap's exit status once the worker's channel closed (the worker's own), or None if
+    the sandbox is still running (the cell closed the channel itself)."""
+    try:
+        return proc.wait(timeout=2.0)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def _notice(outcome: str, returncode: int | None, timeout_s: float, limits: Limits) -> str:
+    """What the agent reads when its worker was stopped or died during a cell."""
+    if outcome == "timeout":
+        why = f"the cell ran past the {timeout_s:g} s time limit and was stopped"
+    elif outcome == "broken":
+        why = "the cell wrote malformed data to the tool channel"
+    elif returncode is None:
+        why = "the cell closed the tool channel"
+    elif returncode == 128 + signal.SIGKILL:
+        why = f"the worker was killed (SIGKILL), as at its CPU-time limit of {limits.cpu_seconds} s"
+    elif returncode > 128 and returncode - 128 in signal.valid_signals():
+        why = f"the worker was killed ({signal.Signals(returncode - 128).name})"
+    else:
+        why = f"the worker exited (status {returncode})"
+    return f"[{why}; the Python worker was restarted: {_LOST}]"
+
+
+def _refusal(said: str) -> str:
+    said = said.removeprefix("bwrap: ")
+    if any(word in said for word in ("uid map", "namespace", "Operation not permitted", "Permission denied")):
+        hint = ("unprivileged user namespaces are disabled (sysctl user.max_user_namespaces, "
+                "kernel.unprivileged_userns_clone, kernel.apparmor_restrict_unprivileged_userns)")
+    else:
+        hint = INSTALL_HINT
+    return f"code sandbox cannot start: {said[:200]}; {hint}"
+
+
+@cache
+def sandbox_status() -> tuple[bool, str]:
+    """(True, "bubblewrap ...") when a sandboxed worker starts and runs a cell, else (False, why)."""
+    try:
+        with CodeWorker([], lambda name, arguments: "", timeout_s=20) as worker:
+            result = worker.run_cell("print(6 * 7)")
+    except SandboxUnavailable as exc:
+        return False, str(exc)
+    if result.output != "42\n":
+        return False, f"code sandbox: a test cell printed {result.output[:100]!r}, not 42"
+    plan = sandbox_plan()
+    return True, f"bubblewrap {plan.bwrap} running {plan.python}"

@@ -1,0 +1,184 @@
+"""The code worker: runs inside the sandbox, standard library only. Never imported by the harness.
+
+bwrap starts the interpreter with this file's text and a JSON config (`_bwrap.Plan.argv`):
+
+    python -s -S -c STUB SOURCE '{"fd": 5, "rlimits": {...}, "tools": [...]}'
+
+The worker sets its resource limits, defines one function per tool, says hello on the channel
+(file descriptor `fd`: length-prefixed JSON, 4-byte big-endian length) and then runs cells.
+A cell ({"op": "run", "cell": n, "code": ...}) runs in one namespace kept from cell to cell;
+its stdout and stderr go to the harness through a pipe, and when it ends the worker answers
+{"op": "done", "cell": n}. A tool function sends {"op": "call", "name": ..., "arguments": {...}}
+and returns the "text" of the harness's {"op": "result"} answer, unchanged.
+
+Written for Python 3.9+ (the system's interpreter runs it, whatever version the harness uses).
+"""
+
+import _thread
+import ast
+import builtins
+import json
+import linecache
+import os
+import resource
+import signal
+import struct
+import sys
+
+_HEADER = struct.Struct(">I")
+_dumps, _loads = json.dumps, json.loads      # bound once: a cell that patches json cannot break the channel
+_PID = os.getpid()
+_STDOUT, _STDERR = sys.stdout, sys.stderr
+_STDLIB = os.path.dirname(os.__file__)
+_SAVED_OUTPUT = os.dup(1)
+
+
+class _Channel:
+    """The worker's end of the tool channel; one request at a time (threads share it)."""
+
+    def __init__(self, fd):
+        self.fd = fd
+        self.lock = _thread.allocate_lock()
+
+    def send(self, message):
+        data = message.encode("utf-8")
+        view = memoryview(_HEADER.pack(len(data)) + data)
+        while view:
+            view = view[os.write(self.fd, view):]
+
+    def recv(self):
+        size, = _HEADER.unpack(self._read(_HEADER.size))
+        return _loads(self._read(size).decode("utf-8"))
+
+    def _read(self, size):
+        buf = bytearray()
+        while len(buf) < size:
+            chunk = os.read(self.fd, size - len(buf))
+            if not chunk:
+                raise EOFError("the harness closed the channel")
+            buf += chunk
+        return bytes(buf)
+
+    def request(self, message):
+        with self.lock:
+            self.send(message)
+            return self.recv()
+
+
+def _tool_function(channel, name, params, doc):
+    """An ordinary function that calls the harness's tool `name` and returns its text."""
+    def tool(*args, **kwargs):
+        if os.getpid() != _PID:
+            return f"error: {name}() can be called only from the worker process, not from a child process"
+        if len(args) > len(params):
+            return f"error: {name}() takes {len(params)} positional arguments but {len(args)} were given"
+        arguments = dict(zip(params, args))
+        for key, value in kwargs.items():
+            if key in arguments:
+                return f"error: {name}() got multiple values for argument '{key}'"
+            arguments[key] = value
+        try:
+            message = _dumps({"op": "call", "name": name, "arguments": arguments}, ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            return f"error: the arguments of {name}() must be JSON values (str, int, float, bool, None, list, dict): {exc}"
+        reply = channel.request(message)
+        return reply["text"]
+    tool.__name__ = tool.__qualname__ = name
+    tool.__doc__ = doc
+    return tool
+
+
+def _run_cell(code, number, namespace):
+    """Run one cell like a notebook: statements, then the value of a final expression, if any."""
+    filename = f"<cell {number}>"
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    try:
+        tree = ast.parse(code, filename)
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = ast.Expression(tree.body.pop().value)
+        exec(compile(tree, filename, "exec"), namespace)
+        if last is not None:
+            value = eval(compile(last, filename, "eval"), namespace)
+            if value is not None:
+                print(repr(value))
+    except BaseException as exc:  # the cell's error is its output, whatever it is
+        _restore_output()
+        _print_exception(exc)
+
+
+def _restore_output():
+    """Undo what a cell did to stdout and stderr (reassigned, closed, redirected)."""
+    sys.stdout, sys.stderr = _STDOUT, _STDERR
+    os.dup2(_SAVED_OUTPUT, 1)
+    os.dup2(_SAVED_OUTPUT, 2)
+
+
+def _print_exception(exc):
+    """The traceback without the worker's own frames, the interpreter's paths made neutral."""
+    import traceback
+    report = traceback.TracebackException.from_exception(exc)
+    seen = set()
+    todo = [report]
+    while todo:
+        item = todo.pop()
+        if item is None or id(item) in seen:
+            continue
+        seen.add(id(item))
+        item.stack = traceback.StackSummary.from_list([f for f in item.stack if f.filename != "<worker>"])
+        todo += [item.__cause__, item.__context__]
+    text = "".join(report.format()).replace(_STDLIB + os.sep, "<stdlib>/")
+    _STDERR.write(text)
+    _STDERR.flush()
+
+
+def _stop_leftovers():
+    """Kill every other process in the sandbox and wait until they are gone; their count.
+
+    The worker is the init of the sandbox's pid namespace, so every orphan becomes its child:
+    once it has no child left, no process of the cell is left either."""
+    stopped = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == _PID:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    continue
+            os.kill(int(entry), signal.SIGKILL)
+            stopped += 1
+        except (OSError, IndexError):
+            pass
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return stopped
+
+
+def main():
+    config = _loads(sys.argv[2])
+    for name, value in config["rlimits"].items():
+        resource.setrlimit(getattr(resource, name), (value, value))
+    channel = _Channel(config["fd"])
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    for spec in config["tools"]:
+        namespace[spec["name"]] = _tool_function(channel, spec["name"], spec["params"], spec["doc"])
+    channel.send(_dumps({"op": "hello"}))
+    while True:
+        try:
+            message = channel.recv()
+        except EOFError:
+            os._exit(0)
+        _run_cell(message["code"], message["cell"], namespace)
+        if os.getpid() != _PID:          # a child forked by the cell ran off its end
+            os._exit(0)
+        _restore_output()
+        stopped = _stop_leftovers()
+        if stopped:
+            _STDERR.write(f"[stopped {stopped} process(es) this cell left running]\n")
+        channel.send(_dumps({"op": "done", "cell": message["cell"]}))
+
+
+if __name__ == "__main__":
+    main()
