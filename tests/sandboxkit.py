@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 
@@ -63,3 +64,11 @@ def processes_in(namespace: str) -> list[int]:
             except OSError:
                 pass
     return found
+
+
+def wait_until(predicate, timeout_s: float = 5.0) -> bool:
+    """Poll until predicate() is true (the machine may be busy); its last value."""
+    deadline = time.monotonic() + timeout_s
+    while not predicate() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return predicate()

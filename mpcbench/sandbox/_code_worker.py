@@ -30,12 +30,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Callable, NamedTuple
 
-from ._bwrap import INSTALL_HINT, Limits, Plan, SandboxUnavailable, sandbox_plan
+from ._bwrap import INSTALL_HINT, Limits, SandboxUnavailable, refusal, sandbox_plan
+from ._messages import CappedOutput, notice
 
-MAX_MESSAGE_BYTES = 1 << 20        # a tool call is small; a longer frame is a broken channel
+MAX_MESSAGE_BYTES = 64 << 10       # a tool call is small; a longer frame is a broken channel
+MAX_ARGUMENT_DEPTH = 8             # lists and objects inside a call's arguments
 START_TIMEOUT_S = 15.0             # for the worker's hello (the machine may be busy)
 _HEADER = struct.Struct(">I")
-_LOST = "variables, imports and files from earlier cells are lost"
 
 
 @dataclass(frozen=True)
@@ -66,11 +67,16 @@ class CellResult:
 class CodeWorker:
     """A sandboxed Python worker whose tools call `call_tool(name, arguments) -> text`.
 
-    Raises SandboxUnavailable (one line: why, what to install) if no sandbox can start."""
+    call_tool validates and answers every call of a declared tool (bad arguments: an
+    "error: ..." text). Calls of other names, arguments nested deeper than any tool takes or
+    not valid Unicode, and calls past `max_tool_calls` over the episode are answered here and
+    never reach it; `max_tool_calls=None` lifts the cap (the trace then holds whatever a cell
+    sends). One thread at a time. Raises SandboxUnavailable (one line: why, what to install)
+    if no sandbox can start."""
 
     def __init__(self, tools: list[ToolFunction], call_tool: Callable[[str, dict], str], *,
                  timeout_s: float = 30.0, max_output_chars: int = 2000,
-                 max_tool_calls: int | None = None, limits: Limits = Limits()):
+                 max_tool_calls: int | None = 1000, limits: Limits = Limits()):
         self._tools = {tool.name: tool for tool in tools}
         self._call_tool = call_tool
         self.timeout_s = timeout_s
@@ -88,12 +94,12 @@ class CodeWorker:
         plan = sandbox_plan()
         host, child = socket.socketpair()
         out_r, out_w = os.pipe()
-        config = json.dumps({"fd": child.fileno(), "rlimits": self.limits.rlimits(),
+        config = json.dumps({"fd": child.fileno(), "rlimits": self.limits.rlimits(), "max_message": MAX_MESSAGE_BYTES,
                              "tools": [_tool_config(tool) for tool in self._tools.values()]})
         try:
             proc = subprocess.Popen(plan.argv(self.limits, config), executable=plan.bwrap, env={},
                                     stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
-                                    pass_fds=(child.fileno(),), process_group=0, **_run_as(plan))
+                                    pass_fds=(child.fileno(),), process_group=0, **plan.user())
         except OSError as exc:
             host.close()
             os.close(out_r)
@@ -107,13 +113,13 @@ class CodeWorker:
         self._init_pidfd = None
         os.set_blocking(out_r, False)
         host.setblocking(False)
-        output = _Output(200)
+        output = CappedOutput(200)
         first = self._pump(None, output, [], time.monotonic() + START_TIMEOUT_S)
         if first != "hello":
             self._stop()
             lines = output.head.decode("utf-8", errors="replace").strip().splitlines()
             said = [line for line in lines if line.startswith("bwrap:")] or lines[-1:]
-            raise SandboxUnavailable(_refusal(said[0] if said else f"the worker did not start ({first})"))
+            raise SandboxUnavailable(refusal(said[0] if said else f"the worker did not start ({first})"))
         self._init_pidfd = _init_pidfd(proc.pid)
 
     def _stop(self) -> None:
@@ -154,21 +160,21 @@ class CodeWorker:
         if self._proc is None:
             self._start()
         self._cells += 1
-        output, calls = _Output(self.max_output_chars), []
+        output, calls = CappedOutput(self.max_output_chars), []
         self._send({"op": "run", "cell": self._cells, "code": code})
         outcome = self._pump(self._cells, output, calls, time.monotonic() + self.timeout_s)
-        notice = None
+        said = None
         if outcome != "done":
             returncode = _exit_status(self._proc) if outcome == "died" else None
             self._stop()
-            notice = _notice(outcome, returncode, self.timeout_s, self.limits)
+            said = notice(outcome, returncode, self.timeout_s, self.limits)
         text = output.text()
-        if notice:
-            text = f"{text.rstrip(chr(10))}\n{notice}" if text else notice
+        if said:
+            text = f"{text.rstrip(chr(10))}\n{said}" if text else said
         return CellResult(output=text or "[no output]", tool_calls=calls,
-                          timed_out=outcome == "timeout", restarted=notice is not None)
+                          timed_out=outcome == "timeout", restarted=said is not None)
 
-    def _pump(self, cell: int | None, output: _Output, calls: list[ToolCall], deadline: float) -> str:
+    def _pump(self, cell: int | None, output: CappedOutput, calls: list[ToolCall], deadline: float) -> str:
         """Move bytes until the cell is done (or, for cell None, the worker says hello):
         'done', 'hello', 'timeout', 'died' (the channel closed) or 'broken'. Never blocks
         past the deadline, whatever the worker does or does not read."""
@@ -211,7 +217,7 @@ class CodeWorker:
                             return "done"
                         return "broken"
 
-    def _died(self, output: _Output) -> str:
+    def _died(self, output: CappedOutput) -> str:
         self._drain(output, time.monotonic() + 1.0)
         return "died"
 
@@ -227,7 +233,7 @@ class CodeWorker:
         del self._inbox[:_HEADER.size + size]
         try:
             message = json.loads(raw.decode("utf-8"))
-        except ValueError:
+        except (ValueError, RecursionError):
             return "broken"
         return message if isinstance(message, dict) else "broken"
 
@@ -241,10 +247,16 @@ class CodeWorker:
                                                 "calls is spent; no more tool calls in this episode"})
             return True
         started = time.perf_counter()
-        if name in self._tools:
-            text = self._call_tool(name, arguments)
-        else:
+        if name not in self._tools:
             text = f"error: there is no tool named {name[:80]!r}; the tools are: {', '.join(self._tools)}"
+        elif (problem := _argument_problem(arguments)) is not None:
+            text = f"error: {problem}"
+        else:
+            try:
+                text = self._call_tool(name, arguments)
+            except BaseException:
+                self._stop()               # the worker waits for an answer that will not come
+                raise
         calls.append(ToolCall(name, arguments, text, (time.perf_counter() - started) * 1000))
         self.tool_calls_made += 1
         self._send({"op": "result", "text": text})
@@ -252,7 +264,7 @@ class CodeWorker:
 
     def _send(self, message: dict) -> None:
         """Queue a message for the worker; the pump writes it as the worker reads."""
-        data = json.dumps(message, ensure_ascii=False).encode("utf-8")
+        data = json.dumps(message).encode("ascii")     # \u escapes carry any text exactly
         self._outbox += _HEADER.pack(len(data)) + data
         self._flush()
 
@@ -267,7 +279,7 @@ class CodeWorker:
         del self._outbox[:sent]
         return True
 
-    def _read_output(self, output: _Output) -> bool:
+    def _read_output(self, output: CappedOutput) -> bool:
         """Read what is ready on the output pipe; False at end of file."""
         try:
             data = os.read(self._out, 1 << 16)
@@ -276,7 +288,7 @@ class CodeWorker:
         output.feed(data)
         return bool(data)
 
-    def _drain(self, output: _Output, deadline: float) -> None:
+    def _drain(self, output: CappedOutput, deadline: float) -> None:
         """Read what the cell wrote before it ended (already in the pipe), without waiting."""
         while time.monotonic() < deadline:
             try:
@@ -288,36 +300,28 @@ class CodeWorker:
             output.feed(data)
 
 
-class _Output:
-    """The head of a cell's output, bounded while it is read, and how much there was."""
-
-    def __init__(self, max_chars: int):
-        self.max_chars, self.keep = max_chars, 4 * max_chars + 4
-        self.head, self.total = bytearray(), 0
-
-    def feed(self, data: bytes) -> None:
-        self.total += len(data)
-        if len(self.head) < self.keep:
-            self.head += data[:self.keep - len(self.head)]
-
-    def text(self) -> str:
-        text = self.head.decode("utf-8", errors="replace")
-        if len(text) <= self.max_chars and self.total == len(self.head):
-            return text
-        return (f"{text[:self.max_chars]}\n[output truncated: showing the first {self.max_chars:,} "
-                f"characters of {self.total:,} bytes]")
-
-
 def _tool_config(tool: ToolFunction) -> dict:
     params = list(tool.parameters.get("properties", {}))
     return {"name": tool.name, "params": params,
             "doc": f"{tool.name}({', '.join(params)})\n\n{tool.description}".strip()}
 
 
-def _run_as(plan: Plan) -> dict:
-    if plan.run_as is None:
-        return {}
-    return {"user": plan.run_as, "group": plan.run_as, "extra_groups": []}
+def _argument_problem(arguments: dict) -> str | None:
+    """Why these arguments cannot go to call_tool (too deep to trace safely, not Unicode)."""
+    todo = [(arguments, 0)]
+    while todo:
+        value, depth = todo.pop()
+        if depth > MAX_ARGUMENT_DEPTH:
+            return f"arguments nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+        if isinstance(value, dict):
+            todo += [(item, depth + 1) for item in [*value, *value.values()]]
+        elif isinstance(value, list):
+            todo += [(item, depth + 1) for item in value]
+    try:
+        json.dumps(arguments, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return "arguments must be valid Unicode text"
+    return None
 
 
 def _kill(send: Callable[[], None]) -> None:
@@ -332,7 +336,7 @@ def _init_pidfd(bwrap_pid: int) -> int | None:
     try:
         with open(f"/proc/{bwrap_pid}/task/{bwrap_pid}/children") as f:
             return os.pidfd_open(int(f.read().split()[0]))
-    except (OSError, ValueError, IndexError, AttributeError):
+    except (OSError, ValueError, IndexError):
         return None
 
 
@@ -343,33 +347,6 @@ def _exit_status(proc: subprocess.Popen) -> int | None:
         return proc.wait(timeout=2.0)
     except subprocess.TimeoutExpired:
         return None
-
-
-def _notice(outcome: str, returncode: int | None, timeout_s: float, limits: Limits) -> str:
-    """What the agent reads when its worker was stopped or died during a cell."""
-    if outcome == "timeout":
-        why = f"the cell ran past the {timeout_s:g} s time limit and was stopped"
-    elif outcome == "broken":
-        why = "the cell wrote malformed data to the tool channel"
-    elif returncode is None:
-        why = "the cell closed the tool channel"
-    elif returncode == 128 + signal.SIGKILL:
-        why = f"the worker was killed (SIGKILL), as at its CPU-time limit of {limits.cpu_seconds} s"
-    elif returncode > 128 and returncode - 128 in signal.valid_signals():
-        why = f"the worker was killed ({signal.Signals(returncode - 128).name})"
-    else:
-        why = f"the worker exited (status {returncode})"
-    return f"[{why}; the Python worker was restarted: {_LOST}]"
-
-
-def _refusal(said: str) -> str:
-    said = said.removeprefix("bwrap: ")
-    if any(word in said for word in ("uid map", "namespace", "Operation not permitted", "Permission denied")):
-        hint = ("unprivileged user namespaces are disabled (sysctl user.max_user_namespaces, "
-                "kernel.unprivileged_userns_clone, kernel.apparmor_restrict_unprivileged_userns)")
-    else:
-        hint = INSTALL_HINT
-    return f"code sandbox cannot start: {said[:200]}; {hint}"
 
 
 @cache

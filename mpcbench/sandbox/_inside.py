@@ -24,6 +24,7 @@ import resource
 import signal
 import struct
 import sys
+import traceback
 
 _HEADER = struct.Struct(">I")
 _dumps, _loads = json.dumps, json.loads      # bound once: a cell that patches json cannot break the channel
@@ -41,14 +42,14 @@ class _Channel:
         self.lock = _thread.allocate_lock()
 
     def send(self, message):
-        data = message.encode("utf-8")
+        data = message.encode("ascii")          # json.dumps escapes everything else
         view = memoryview(_HEADER.pack(len(data)) + data)
         while view:
             view = view[os.write(self.fd, view):]
 
     def recv(self):
         size, = _HEADER.unpack(self._read(_HEADER.size))
-        return _loads(self._read(size).decode("utf-8"))
+        return _loads(self._read(size).decode("ascii"))
 
     def _read(self, size):
         buf = bytearray()
@@ -65,7 +66,7 @@ class _Channel:
             return self.recv()
 
 
-def _tool_function(channel, name, params, doc):
+def _tool_function(channel, name, params, doc, max_message):
     """An ordinary function that calls the harness's tool `name` and returns its text."""
     def tool(*args, **kwargs):
         if os.getpid() != _PID:
@@ -78,9 +79,11 @@ def _tool_function(channel, name, params, doc):
                 return f"error: {name}() got multiple values for argument '{key}'"
             arguments[key] = value
         try:
-            message = _dumps({"op": "call", "name": name, "arguments": arguments}, ensure_ascii=False)
-        except (TypeError, ValueError) as exc:
+            message = _dumps({"op": "call", "name": name, "arguments": arguments})
+        except (TypeError, ValueError, RecursionError) as exc:
             return f"error: the arguments of {name}() must be JSON values (str, int, float, bool, None, list, dict): {exc}"
+        if len(message) > max_message:
+            return f"error: the arguments of {name}() are too long ({len(message):,} characters as JSON; at most {max_message:,})"
         reply = channel.request(message)
         return reply["text"]
     tool.__name__ = tool.__qualname__ = name
@@ -116,7 +119,6 @@ def _restore_output():
 
 def _print_exception(exc):
     """The traceback without the worker's own frames, the interpreter's paths made neutral."""
-    import traceback
     report = traceback.TracebackException.from_exception(exc)
     seen = set()
     todo = [report]
@@ -160,10 +162,13 @@ def main():
     config = _loads(sys.argv[2])
     for name, value in config["rlimits"].items():
         resource.setrlimit(getattr(resource, name), (value, value))
+    with open("/proc/self/oom_score_adj", "w") as f:    # under memory pressure, the sandbox goes first
+        f.write("1000")
     channel = _Channel(config["fd"])
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     for spec in config["tools"]:
-        namespace[spec["name"]] = _tool_function(channel, spec["name"], spec["params"], spec["doc"])
+        namespace[spec["name"]] = _tool_function(channel, spec["name"], spec["params"], spec["doc"],
+                                                          config["max_message"])
     channel.send(_dumps({"op": "hello"}))
     while True:
         try:
