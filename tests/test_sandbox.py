@@ -81,7 +81,7 @@ def test_bad_calls_get_error_text_never_an_exception():
     assert lines[4].startswith("error: the arguments of get_busy_intervals() must be JSON values")
     assert lines[5] == "error: arguments nested more than 8 levels deep"
     assert lines[6] == "error: arguments must be valid Unicode text"
-    assert lines[7] == "error: the arguments of echo() are too long (70,057 characters as JSON; at most 65,536)"
+    assert lines[7] == "error: the arguments of echo() are too long (70,012 characters as JSON; at most 64,512)"
     assert len(lines) == 8 and not r.restarted
     assert [name for name, _ in host.calls] == ["get_busy_intervals"] * 2     # only those two reached the host
 
@@ -92,12 +92,12 @@ def test_tool_functions_have_a_docstring_and_work_from_threads_not_from_children
         threaded = w.run_cell("import threading\nout = []\n"
                               "ts = [threading.Thread(target=lambda i=i: out.append(echo(str(i)))) for i in range(8)]\n"
                               "[t.start() for t in ts]; [t.join() for t in ts]\nprint(sorted(out, key=int))")
-        forked = w.run_cell("import os\nr, wr = os.pipe()\n"
-                            "if os.fork() == 0:\n    os.write(wr, echo('from child').encode()); os._exit(0)\n"
-                            "os.wait(); print(os.read(r, 200).decode())")
+        forked = w.run_cell("import os, sys\nr, wr = os.pipe()\n"
+                            "if os.fork() == 0:\n    os.write(wr, echo('from child').encode())\n    sys.exit(3)\n"
+                            "status = os.wait()[1] >> 8\nprint(os.read(r, 200).decode(), status)")
     assert doc.output == f"get_busy_intervals(person_id, start, end)\n\n{BUSY.description}\n"
     assert threaded.output == str([str(i) for i in range(8)]) + "\n" and len(threaded.tool_calls) == 8
-    assert forked.output == "error: echo() can be called only from the worker process, not from a child process\n"
+    assert forked.output == "error: echo() can be called only from the worker process, not from a child process 3\n"
     assert forked.tool_calls == []
 
 

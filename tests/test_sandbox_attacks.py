@@ -252,7 +252,7 @@ def test_forged_and_oversized_channel_messages():
              "def frame(b):\n    os.write(fd, struct.pack('>I', len(b)) + b)\n")
     with worker(host) as w:
         w.run_cell("marker = 'still here'")
-        unknown = w.run_cell(forge + "frame(json.dumps({'op': 'call', 'name': 'drop_tables', 'arguments': {}}).encode())\n"
+        unknown = w.run_cell(forge + "frame(json.dumps({'op': 'call', 'id': 7, 'name': 'drop_tables', 'arguments': {}}).encode())\n"
                              "size, = struct.unpack('>I', os.read(fd, 4))\nprint(json.loads(os.read(fd, size))['text'])")
         assert alive_after(w)
         cases = {"garbage": "frame(b'not json at all')",
@@ -260,6 +260,8 @@ def test_forged_and_oversized_channel_messages():
                  "wrong shape": "frame(json.dumps({'op': 'done', 'cell': 999}).encode())\nimport time; time.sleep(5)",
                  "raw bytes": "os.write(fd, bytes(range(255, -1, -1)) * 12)\nimport time; time.sleep(5)",
                  "nested": "frame(b'[' * 30000 + b']' * 30000)\nimport time; time.sleep(5)",
+                 "no id": "frame(json.dumps({'op': 'call', 'name': 'echo', 'arguments': {}}).encode())\n"
+                          "import time; time.sleep(5)",
                  "closed": "os.close(fd)\nimport time; time.sleep(5)"}
         results = {}
         for name, code in cases.items():
@@ -275,6 +277,28 @@ def test_forged_and_oversized_channel_messages():
         expected = "the cell closed the tool channel" if name == "closed" else \
             "the cell wrote malformed data to the tool channel"
         assert r.output == f"[{expected}; the Python worker was restarted: variables, imports and files from earlier cells are lost]"
+
+
+FLOOD = ("import json, os, struct, sys\nfd = json.loads(sys.argv[2])['fd']\n"
+         "call = json.dumps({'op': 'call', 'id': 1, 'name': 'echo', 'arguments': {'text': 'x' * 4000}}).encode()\n"
+         "for _ in range(20000):\n    os.write(fd, struct.pack('>I', len(call)) + call)\nprint('sent')")
+
+
+def test_calls_whose_answers_are_never_read_cannot_flood_the_harness():
+    with worker(ToolHost(), timeout_s=20.0) as w:           # the default budget: 1,000 calls
+        w.run_cell("marker = 'still here'")
+        budgeted = w.run_cell(FLOOD)
+        assert alive_after(w)                            # the unread answers were skipped
+        assert w.run_cell("print(echo('x'))").output.startswith("error: the tool-call budget of 1000")
+    assert budgeted.output == "sent\n" and len(budgeted.tool_calls) == 1000
+    with worker(ToolHost(), timeout_s=20.0, max_tool_calls=None) as w:
+        tracemalloc.start()
+        unbounded = w.run_cell(FLOOD)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert w.run_cell("print('fresh')").output == "fresh\n"
+    assert unbounded.restarted and "malformed data to the tool channel" in unbounded.output
+    assert peak < 64 << 20          # 16 MiB of unread answers and the calls so far, not 80 MB and growing
 
 
 def test_children_left_running_are_stopped_and_nothing_survives_close():

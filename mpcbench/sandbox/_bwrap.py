@@ -215,6 +215,7 @@ print(json.dumps({"version": list(sys.version_info[:2]), "executable": os.path.r
 """
 
 
+@cache
 def _probe(python: str) -> dict:
     try:
         done = subprocess.run([python, *PYTHON_FLAGS, "-c", _PROBE], env=ENV, cwd="/",

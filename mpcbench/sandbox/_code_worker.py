@@ -35,6 +35,7 @@ from ._messages import CappedOutput, notice
 
 MAX_MESSAGE_BYTES = 64 << 10       # a tool call is small; a longer frame is a broken channel
 MAX_ARGUMENT_DEPTH = 8             # lists and objects inside a call's arguments
+MAX_UNREAD_BYTES = 16 << 20        # answers the worker has not read: it sends calls without reading
 START_TIMEOUT_S = 15.0             # for the worker's hello (the machine may be busy)
 _HEADER = struct.Struct(">I")
 
@@ -94,7 +95,7 @@ class CodeWorker:
         plan = sandbox_plan()
         host, child = socket.socketpair()
         out_r, out_w = os.pipe()
-        config = json.dumps({"fd": child.fileno(), "rlimits": self.limits.rlimits(), "max_message": MAX_MESSAGE_BYTES,
+        config = json.dumps({"fd": child.fileno(), "rlimits": self.limits.rlimits(), "max_arguments": MAX_MESSAGE_BYTES - 1024,
                              "tools": [_tool_config(tool) for tool in self._tools.values()]})
         try:
             proc = subprocess.Popen(plan.argv(self.limits, config), executable=plan.bwrap, env={},
@@ -209,6 +210,8 @@ class CodeWorker:
                     while (message := self._next_message()) is not None:
                         op = message.get("op") if isinstance(message, dict) else None
                         if op == "call" and cell is not None and self._answer(message, calls):
+                            if len(self._outbox) > MAX_UNREAD_BYTES:
+                                return "broken"
                             continue
                         if op == "hello" and cell is None:
                             return "hello"
@@ -239,12 +242,12 @@ class CodeWorker:
 
     def _answer(self, message: dict, calls: list[ToolCall]) -> bool:
         """Answer one tool call; False if the message is not a well-formed call."""
-        name, arguments = message.get("name"), message.get("arguments")
-        if not isinstance(name, str) or not isinstance(arguments, dict):
+        key, name, arguments = message.get("id"), message.get("name"), message.get("arguments")
+        if type(key) is not int or not isinstance(name, str) or not isinstance(arguments, dict):
             return False
         if self.max_tool_calls is not None and self.tool_calls_made >= self.max_tool_calls:
-            self._send({"op": "result", "text": f"error: the tool-call budget of {self.max_tool_calls} "
-                                                "calls is spent; no more tool calls in this episode"})
+            self._send({"op": "result", "id": key, "text": f"error: the tool-call budget of {self.max_tool_calls} "
+                                                           "calls is spent; no more tool calls in this episode"})
             return True
         started = time.perf_counter()
         if name not in self._tools:
@@ -259,7 +262,7 @@ class CodeWorker:
                 raise
         calls.append(ToolCall(name, arguments, text, (time.perf_counter() - started) * 1000))
         self.tool_calls_made += 1
-        self._send({"op": "result", "text": text})
+        self._send({"op": "result", "id": key, "text": text})
         return True
 
     def _send(self, message: dict) -> None:
@@ -271,7 +274,7 @@ class CodeWorker:
     def _flush(self) -> bool:
         """Write what the socket takes now; False if the worker's end is closed."""
         try:
-            sent = self._sock.send(self._outbox)
+            sent = self._sock.send(self._outbox, socket.MSG_NOSIGNAL)
         except BlockingIOError:
             return True
         except OSError:

@@ -2,14 +2,14 @@
 
 bwrap starts the interpreter with this file's text and a JSON config (`_bwrap.Plan.argv`):
 
-    python -s -S -c STUB SOURCE '{"fd": 5, "rlimits": {...}, "tools": [...]}'
+    python -s -S -c STUB SOURCE '{"fd": 5, "rlimits": {...}, "max_arguments": 64512, "tools": [...]}'
 
 The worker sets its resource limits, defines one function per tool, says hello on the channel
 (file descriptor `fd`: length-prefixed JSON, 4-byte big-endian length) and then runs cells.
 A cell ({"op": "run", "cell": n, "code": ...}) runs in one namespace kept from cell to cell;
 its stdout and stderr go to the harness through a pipe, and when it ends the worker answers
-{"op": "done", "cell": n}. A tool function sends {"op": "call", "name": ..., "arguments": {...}}
-and returns the "text" of the harness's {"op": "result"} answer, unchanged.
+{"op": "done", "cell": n}. A tool function sends {"op": "call", "id": k, "name": ..., "arguments":
+{...}} and returns the "text" of the harness's {"op": "result", "id": k} answer, unchanged.
 
 Written for Python 3.9+ (the system's interpreter runs it, whatever version the harness uses).
 """
@@ -35,11 +35,14 @@ _SAVED_OUTPUT = os.dup(1)
 
 
 class _Channel:
-    """The worker's end of the tool channel; one request at a time (threads share it)."""
+    """The worker's end of the channel. One reader at a time (the lock): the main loop while it
+    waits for a cell, a tool function while it waits for its answer. Answers to calls nobody
+    waits for (a cell may forge calls on the raw descriptor) are skipped by their id."""
 
     def __init__(self, fd):
         self.fd = fd
         self.lock = _thread.allocate_lock()
+        self.last_id = 0
 
     def send(self, message):
         data = message.encode("ascii")          # json.dumps escapes everything else
@@ -60,14 +63,28 @@ class _Channel:
             buf += chunk
         return bytes(buf)
 
-    def request(self, message):
+    def call(self, name_json, arguments_json):
+        """Send one tool call (its name and arguments already JSON) and wait for its text."""
         with self.lock:
-            self.send(message)
-            return self.recv()
+            self.last_id += 1
+            self.send(f'{{"op": "call", "id": {self.last_id}, "name": {name_json}, "arguments": {arguments_json}}}')
+            while True:
+                reply = self.recv()
+                if reply.get("op") == "result" and reply.get("id") == self.last_id:
+                    return reply["text"]
+
+    def next_cell(self):
+        with self.lock:
+            while True:
+                message = self.recv()
+                if message.get("op") == "run":
+                    return message
 
 
-def _tool_function(channel, name, params, doc, max_message):
+def _tool_function(channel, name, params, doc, max_arguments):
     """An ordinary function that calls the harness's tool `name` and returns its text."""
+    name_json = _dumps(name)
+
     def tool(*args, **kwargs):
         if os.getpid() != _PID:
             return f"error: {name}() can be called only from the worker process, not from a child process"
@@ -79,13 +96,13 @@ def _tool_function(channel, name, params, doc, max_message):
                 return f"error: {name}() got multiple values for argument '{key}'"
             arguments[key] = value
         try:
-            message = _dumps({"op": "call", "name": name, "arguments": arguments})
+            arguments_json = _dumps(arguments)
         except (TypeError, ValueError, RecursionError) as exc:
             return f"error: the arguments of {name}() must be JSON values (str, int, float, bool, None, list, dict): {exc}"
-        if len(message) > max_message:
-            return f"error: the arguments of {name}() are too long ({len(message):,} characters as JSON; at most {max_message:,})"
-        reply = channel.request(message)
-        return reply["text"]
+        if len(arguments_json) > max_arguments:
+            return (f"error: the arguments of {name}() are too long ({len(arguments_json):,} characters as JSON; "
+                    f"at most {max_arguments:,})")
+        return channel.call(name_json, arguments_json)
     tool.__name__ = tool.__qualname__ = name
     tool.__doc__ = doc
     return tool
@@ -106,6 +123,8 @@ def _run_cell(code, number, namespace):
             if value is not None:
                 print(repr(value))
     except BaseException as exc:  # the cell's error is its output, whatever it is
+        if isinstance(exc, SystemExit) and os.getpid() != _PID:     # a forked child's sys.exit()
+            os._exit(exc.code if isinstance(exc.code, int) else 1)
         _restore_output()
         _print_exception(exc)
 
@@ -168,11 +187,11 @@ def main():
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     for spec in config["tools"]:
         namespace[spec["name"]] = _tool_function(channel, spec["name"], spec["params"], spec["doc"],
-                                                          config["max_message"])
+                                                          config["max_arguments"])
     channel.send(_dumps({"op": "hello"}))
     while True:
         try:
-            message = channel.recv()
+            message = channel.next_cell()
         except EOFError:
             os._exit(0)
         _run_cell(message["code"], message["cell"], namespace)
