@@ -13,9 +13,9 @@ unshared (no network: the sandbox has only its own loopback), the environment is
 the uid is 65534, and bwrap kills the sandbox when the process that started it dies.
 
 When the harness runs as root, bwrap itself is started as uid 65534: the sandbox then owns no
-privilege on the host, and RLIMIT_NPROC (which root ignores) bites. The per-process limits
-are set by the worker on itself before it reads any cell (see `_inside.py`); bwrap's own
-small init process runs no model code.
+privilege on the host, and RLIMIT_NPROC (which root ignores) bites. The worker is the
+sandbox's pid 1 (--as-pid-1), so when it dies every process in the sandbox dies with it, and
+it sets the per-process limits on itself before it reads any cell (see `_inside.py`).
 """
 
 from __future__ import annotations

@@ -73,6 +73,11 @@ class _Channel:
                 if reply.get("op") == "result" and reply.get("id") == self.last_id:
                     return reply["text"]
 
+    def tell(self, message):
+        """Send a message that expects no answer (hello, done), never inside another thread's call."""
+        with self.lock:
+            self.send(message)
+
     def next_cell(self):
         with self.lock:
             while True:
@@ -188,7 +193,7 @@ def main():
     for spec in config["tools"]:
         namespace[spec["name"]] = _tool_function(channel, spec["name"], spec["params"], spec["doc"],
                                                           config["max_arguments"])
-    channel.send(_dumps({"op": "hello"}))
+    channel.tell(_dumps({"op": "hello"}))
     while True:
         try:
             message = channel.next_cell()
@@ -201,7 +206,7 @@ def main():
         stopped = _stop_leftovers()
         if stopped:
             _STDERR.write(f"[stopped {stopped} process(es) this cell left running]\n")
-        channel.send(_dumps({"op": "done", "cell": message["cell"]}))
+        channel.tell(_dumps({"op": "done", "cell": message["cell"]}))
 
 
 if __name__ == "__main__":
