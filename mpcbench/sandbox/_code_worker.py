@@ -5,8 +5,8 @@
     ...     worker.run_cell("x = echo('hi')\\nprint(x)").output
     'HI\\n'
 
-The harness talks to the worker over a socket pair (length-prefixed JSON, see `_inside.py`)
-and reads the cell's stdout and stderr from one pipe, keeping only the head it will show:
+The harness talks to the worker over a socket pair (`_channel.py`; the worker's end is
+`_inside.py`) and reads the cell's stdout and stderr from one pipe, keeping only the head it will show:
 whatever a cell prints, the harness holds at most about 4 x `max_output_chars` bytes. A cell
 that runs past `timeout_s`, kills its worker, or writes anything but well-formed messages to
 the channel ends with the whole sandbox killed; the next cell starts a fresh worker, and the
@@ -23,7 +23,6 @@ import os
 import selectors
 import signal
 import socket
-import struct
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -31,13 +30,10 @@ from functools import cache
 from typing import Callable, NamedTuple
 
 from ._bwrap import INSTALL_HINT, Limits, SandboxUnavailable, refusal, sandbox_plan
+from ._channel import MAX_MESSAGE_BYTES, Channel, argument_problem
 from ._messages import CappedOutput, notice
 
-MAX_MESSAGE_BYTES = 64 << 10       # a tool call is small; a longer frame is a broken channel
-MAX_ARGUMENT_DEPTH = 8             # lists and objects inside a call's arguments
-MAX_UNREAD_BYTES = 16 << 20        # answers the worker has not read: it sends calls without reading
 START_TIMEOUT_S = 15.0             # for the worker's hello (the machine may be busy)
-_HEADER = struct.Struct(">I")
 
 
 @dataclass(frozen=True)
@@ -109,11 +105,9 @@ class CodeWorker:
         finally:
             child.close()
             os.close(out_w)
-        self._proc, self._sock, self._out = proc, host, out_r
-        self._inbox, self._outbox = bytearray(), bytearray()
+        self._proc, self._channel, self._out = proc, Channel(host), out_r
         self._init_pidfd = None
         os.set_blocking(out_r, False)
-        host.setblocking(False)
         output = CappedOutput(200)
         first = self._pump(None, output, [], time.monotonic() + START_TIMEOUT_S)
         if first != "hello":
@@ -142,7 +136,7 @@ class CodeWorker:
             proc.wait()
             if pidfd is not None:
                 os.close(pidfd)
-            self._sock.close()
+            self._channel.close()
             os.close(self._out)
 
     def close(self) -> None:
@@ -162,7 +156,7 @@ class CodeWorker:
             self._start()
         self._cells += 1
         output, calls = CappedOutput(self.max_output_chars), []
-        self._send({"op": "run", "cell": self._cells, "code": code})
+        self._channel.send({"op": "run", "cell": self._cells, "code": code})
         outcome = self._pump(self._cells, output, calls, time.monotonic() + self.timeout_s)
         said = None
         if outcome != "done":
@@ -179,38 +173,32 @@ class CodeWorker:
         """Move bytes until the cell is done (or, for cell None, the worker says hello):
         'done', 'hello', 'timeout', 'died' (the channel closed) or 'broken'. Never blocks
         past the deadline, whatever the worker does or does not read."""
+        channel = self._channel
         with selectors.DefaultSelector() as selector:
             selector.register(self._out, selectors.EVENT_READ, "out")
-            selector.register(self._sock, selectors.EVENT_READ, "sock")
+            selector.register(channel.sock, selectors.EVENT_READ, "channel")
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return "timeout"
-                events = selectors.EVENT_READ | (selectors.EVENT_WRITE if self._outbox else 0)
-                if selector.get_key(self._sock).events != events:
-                    selector.modify(self._sock, events, "sock")
+                events = selectors.EVENT_READ | (selectors.EVENT_WRITE if channel.outbox else 0)
+                if selector.get_key(channel.sock).events != events:
+                    selector.modify(channel.sock, events, "channel")
                 for key, mask in selector.select(left):
                     if key.data == "out":
                         if not self._read_output(output):
                             selector.unregister(self._out)
                         continue
-                    if mask & selectors.EVENT_WRITE and not self._flush():
+                    if mask & selectors.EVENT_WRITE and not channel.flush():
                         return self._died(output)
                     if not mask & selectors.EVENT_READ:
                         continue
-                    try:
-                        data = self._sock.recv(1 << 16)
-                    except BlockingIOError:
-                        continue
-                    except OSError:
-                        data = b""
-                    if not data:
+                    if not channel.receive():
                         return self._died(output)
-                    self._inbox += data
-                    while (message := self._next_message()) is not None:
+                    while (message := channel.next_message()) is not None:
                         op = message.get("op") if isinstance(message, dict) else None
                         if op == "call" and cell is not None and self._answer(message, calls):
-                            if len(self._outbox) > MAX_UNREAD_BYTES:
+                            if channel.flooded():
                                 return "broken"
                             continue
                         if op == "hello" and cell is None:
@@ -224,35 +212,19 @@ class CodeWorker:
         self._drain(output, time.monotonic() + 1.0)
         return "died"
 
-    def _next_message(self) -> dict | str | None:
-        if len(self._inbox) < _HEADER.size:
-            return None
-        size, = _HEADER.unpack_from(self._inbox)
-        if size > MAX_MESSAGE_BYTES:
-            return "broken"
-        if len(self._inbox) < _HEADER.size + size:
-            return None
-        raw = bytes(self._inbox[_HEADER.size:_HEADER.size + size])
-        del self._inbox[:_HEADER.size + size]
-        try:
-            message = json.loads(raw.decode("utf-8"))
-        except (ValueError, RecursionError):
-            return "broken"
-        return message if isinstance(message, dict) else "broken"
-
     def _answer(self, message: dict, calls: list[ToolCall]) -> bool:
         """Answer one tool call; False if the message is not a well-formed call."""
         key, name, arguments = message.get("id"), message.get("name"), message.get("arguments")
         if type(key) is not int or not isinstance(name, str) or not isinstance(arguments, dict):
             return False
         if self.max_tool_calls is not None and self.tool_calls_made >= self.max_tool_calls:
-            self._send({"op": "result", "id": key, "text": f"error: the tool-call budget of {self.max_tool_calls} "
-                                                           "calls is spent; no more tool calls in this episode"})
+            self._channel.send({"op": "result", "id": key, "text": f"error: the tool-call budget of {self.max_tool_calls} "
+                                                                  "calls is spent; no more tool calls in this episode"})
             return True
         started = time.perf_counter()
         if name not in self._tools:
             text = f"error: there is no tool named {name[:80]!r}; the tools are: {', '.join(self._tools)}"
-        elif (problem := _argument_problem(arguments)) is not None:
+        elif (problem := argument_problem(arguments)) is not None:
             text = f"error: {problem}"
         else:
             try:
@@ -262,24 +234,7 @@ class CodeWorker:
                 raise
         calls.append(ToolCall(name, arguments, text, (time.perf_counter() - started) * 1000))
         self.tool_calls_made += 1
-        self._send({"op": "result", "id": key, "text": text})
-        return True
-
-    def _send(self, message: dict) -> None:
-        """Queue a message for the worker; the pump writes it as the worker reads."""
-        data = json.dumps(message).encode("ascii")     # \u escapes carry any text exactly
-        self._outbox += _HEADER.pack(len(data)) + data
-        self._flush()
-
-    def _flush(self) -> bool:
-        """Write what the socket takes now; False if the worker's end is closed."""
-        try:
-            sent = self._sock.send(self._outbox, socket.MSG_NOSIGNAL)
-        except BlockingIOError:
-            return True
-        except OSError:
-            return False
-        del self._outbox[:sent]
+        self._channel.send({"op": "result", "id": key, "text": text})
         return True
 
     def _read_output(self, output: CappedOutput) -> bool:
@@ -307,24 +262,6 @@ def _tool_config(tool: ToolFunction) -> dict:
     params = list(tool.parameters.get("properties", {}))
     return {"name": tool.name, "params": params,
             "doc": f"{tool.name}({', '.join(params)})\n\n{tool.description}".strip()}
-
-
-def _argument_problem(arguments: dict) -> str | None:
-    """Why these arguments cannot go to call_tool (too deep to trace safely, not Unicode)."""
-    todo = [(arguments, 0)]
-    while todo:
-        value, depth = todo.pop()
-        if depth > MAX_ARGUMENT_DEPTH:
-            return f"arguments nested more than {MAX_ARGUMENT_DEPTH} levels deep"
-        if isinstance(value, dict):
-            todo += [(item, depth + 1) for item in [*value, *value.values()]]
-        elif isinstance(value, list):
-            todo += [(item, depth + 1) for item in value]
-    try:
-        json.dumps(arguments, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return "arguments must be valid Unicode text"
-    return None
 
 
 def _kill(send: Callable[[], None]) -> None:
