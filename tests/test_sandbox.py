@@ -10,7 +10,7 @@ import time
 import pytest
 
 from mpcbench.sandbox import CodeWorker, SandboxUnavailable, ToolCall, _bwrap, _code_worker
-from sandboxkit import BUSY, ToolHost, needs_sandbox, worker
+from sandboxkit import BUSY, ToolHost, needs_sandbox, processes_in, worker
 
 pytestmark = needs_sandbox
 
@@ -202,3 +202,13 @@ def test_status_reports_a_working_sandbox():
     ok, why = _code_worker.sandbox_status()
     assert ok and why.startswith("bubblewrap ")
     assert "\n" not in why
+
+
+def test_close_is_final_and_can_be_repeated():
+    w = worker(None)
+    namespace = w.run_cell("import os\nprint(os.readlink('/proc/self/ns/pid'))").output.strip()
+    w.close()
+    w.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        w.run_cell("print(1)")
+    assert processes_in(namespace) == []

@@ -83,6 +83,7 @@ class CodeWorker:
         self.tool_calls_made = 0        # over the episode, restarts included
         self._cells = 0
         self._proc: subprocess.Popen | None = None
+        self._closed = False
         self._start()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -91,7 +92,8 @@ class CodeWorker:
         plan = sandbox_plan()
         host, child = socket.socketpair()
         out_r, out_w = os.pipe()
-        config = json.dumps({"fd": child.fileno(), "rlimits": self.limits.rlimits(), "max_arguments": MAX_MESSAGE_BYTES - 1024,
+        config = json.dumps({"fd": child.fileno(), "rlimits": self.limits.rlimits(),
+                             "max_arguments": MAX_MESSAGE_BYTES - 1024,       # room for the rest of the call
                              "tools": [_tool_config(tool) for tool in self._tools.values()]})
         try:
             proc = subprocess.Popen(plan.argv(self.limits, config), executable=plan.bwrap, env={},
@@ -140,6 +142,8 @@ class CodeWorker:
             os.close(self._out)
 
     def close(self) -> None:
+        """Kill the sandbox; when this returns, no process of it is left."""
+        self._closed = True
         self._stop()
 
     def __enter__(self) -> CodeWorker:
@@ -152,6 +156,8 @@ class CodeWorker:
 
     def run_cell(self, code: str) -> CellResult:
         """Run one cell; never raises for what the cell does (only if call_tool raises)."""
+        if self._closed:
+            raise RuntimeError("this CodeWorker is closed")
         if self._proc is None:
             self._start()
         self._cells += 1
