@@ -4,8 +4,9 @@ call made natively by the harness.
     .venv/bin/python bench/sandbox.py                 # --starts 20 --calls 500
 
 Start: `CodeWorker(...)` until the sandboxed worker has said hello (bwrap, the interpreter,
-the worker's limits and tool functions), timed `--starts` times after one warm-up; close and
-an empty cell's round trip are shown beside it. Tool calls: `call_tool` is trivial (it echoes
+the worker's limits and tool functions), timed `--starts` times after one warm-up; close, an
+empty cell's round trip and the CPU time the sandbox's processes used (which, unlike wall
+time, does not grow when other work shares the cores) are shown beside it. Tool calls: `call_tool` is trivial (it echoes
 a 200-character text), so the figure is the channel's overhead alone. Each of `--calls` calls
 is timed inside the worker (function call to returned text), and the same call_tool is timed
 directly in the harness; the overhead is the difference of the medians.
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import sys
 import time
@@ -42,9 +44,16 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
+def _children_cpu_s() -> float:
+    """CPU time (user + system) of reaped children: bwrap and, through it, the worker."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def bench_start(starts: int) -> dict:
     CodeWorker([ECHO], call_tool).close()                  # warm-up: page cache, probe done
     start_ms, cell_ms, close_ms = [], [], []
+    cpu_before = _children_cpu_s()
     for _ in range(starts):
         t0 = time.perf_counter()
         worker = CodeWorker([ECHO], call_tool)
@@ -56,7 +65,9 @@ def bench_start(starts: int) -> dict:
         start_ms.append((t1 - t0) * 1000)
         cell_ms.append((t2 - t1) * 1000)
         close_ms.append((t3 - t2) * 1000)
+    cpu_ms = (_children_cpu_s() - cpu_before) * 1000 / starts
     return {"n": starts, "start_p50_ms": statistics.median(start_ms), "start_p90_ms": percentile(start_ms, 0.9),
+            "sandbox_cpu_ms": cpu_ms,
             "start_max_ms": max(start_ms), "empty_cell_p50_ms": statistics.median(cell_ms),
             "close_p50_ms": statistics.median(close_ms)}
 
@@ -100,6 +111,7 @@ def report(start: dict, calls: dict, meta: dict) -> str:
         "| measure | median | p90 | max | target |", "|---|---:|---:|---:|---|",
         f"| worker start (n={start['n']}) | {start['start_p50_ms']:.1f} ms | {start['start_p90_ms']:.1f} ms | "
         f"{start['start_max_ms']:.1f} ms | <= {START_TARGET_MS:.0f} ms {'ok' if start_ok else 'MISSED'} |",
+        f"| CPU time of one sandbox (start, a cell, close; mean) | {start['sandbox_cpu_ms']:.1f} ms | | | |",
         f"| empty cell round trip | {start['empty_cell_p50_ms']:.2f} ms | | | |",
         f"| close (every process gone) | {start['close_p50_ms']:.2f} ms | | | |",
         f"| tool call, native (n={calls['n']}) | {calls['native_p50_us']:.1f} µs | | | |",
