@@ -31,6 +31,7 @@ class TrajectoryReplayAgent:
         self.out = AgentOutput(answer=None, steps=int(rec.get("steps") or 0),
                                prompt_tokens=int(rec.get("prompt_tokens") or 0),
                                completion_tokens=int(rec.get("completion_tokens") or 0),
+                               invalid_actions=int(rec.get("invalid_actions") or 0),
                                error=rec.get("error"), transcript=list(rec.get("transcript") or []))
         return self._turn(env, 1)
 
@@ -40,7 +41,9 @@ class TrajectoryReplayAgent:
     def _turn(self, env: Environment, turn: int) -> AgentOutput:
         """The recorded tool calls of this turn, made again, and the recorded answer parsed again."""
         for call in self.record.get("tool_calls") or []:
-            if call["tool"] != "submit_candidates" and int(call.get("turn") or 1) == turn:
+            # calls made from code are made again by their cell (the `python` call)
+            if (call["tool"] != "submit_candidates" and call.get("via", "native") == "native"
+                    and int(call.get("turn") or 1) == turn):
                 env.call(call["tool"], call["arguments"], turn=turn)
         answers = {int(a.get("turn") or 1): a for a in self.record.get("answers") or []}
         self.out.answer = answer_from_record(answers.get(turn), env.level)

@@ -341,6 +341,37 @@ def latest_requirements(tags) -> dict[str, dict]:
     return {kind: params for kind, (_, params) in latest.items()}
 
 
+def plan(env: Environment) -> list[tuple[dt.datetime, str | None]]:
+    """Read the request and every source it needs through `env.call`, then solve."""
+    read = Reader(env)
+    task = read_prompt(env.request, env.level)
+    task.now = read.now()
+    tags: list[tuple[str, dict]] = []
+    if env.level >= 2:
+        if task.project_id is None:
+            raise ValueError("the prompt names no project")
+        said = read.thread_tags(task.project_id)
+        tags = [(kind, params) for _, kind, params in said if kind in CONSTRAINT_TAGS]
+    if env.level == 3:
+        need = latest_requirements(said)
+        task.participant_names = list(need["participants"]["people"])
+        task.participants = [read.person_id(name) for name in task.participant_names]
+        task.duration_min = int(need["duration"]["minutes"])
+        task.n = int(need["count"]["n"])
+        task.policy_id = need["policy"]["policy_id"]
+        task.tie_break = need.get("tie_break", {}).get("rule", "room_id")
+        task.room_need = need.get("room")
+    check_task(task)
+    rules = read.policy_json(task.policy_id) if env.level == 1 else read.policy_documents(task.policy_id)
+    first, last = task.window_start - DAY, task.window_end + DAY
+    busy = {person: read.busy(person, first, last) for person in task.participants}
+    src = Sources(rules, busy, tags)
+    if env.level == 3:
+        src.rooms = [room for room in read.rooms() if room_fits_statically(task, room)]
+        src.bookings = {room["room_id"]: read.bookings(room["room_id"], first, last) for room in src.rooms}
+    return solve(task, src)
+
+
 def submission(level: int, found: list[tuple[dt.datetime, str | None]]) -> dict:
     items = []
     for start, room in found:
@@ -397,34 +428,5 @@ class ScriptedAgent(OfflineAgent):
 
     def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str | None]]:
         if feedback is None:
-            self.found = self.plan(env)
+            self.found = plan(env)
         return self.found  # it is right the first time: feedback has nothing to add
-
-    def plan(self, env: Environment) -> list[tuple[dt.datetime, str | None]]:
-        read = Reader(env)
-        task = read_prompt(env.request, env.level)
-        task.now = read.now()
-        tags: list[tuple[str, dict]] = []
-        if env.level >= 2:
-            if task.project_id is None:
-                raise ValueError("the prompt names no project")
-            said = read.thread_tags(task.project_id)
-            tags = [(kind, params) for _, kind, params in said if kind in CONSTRAINT_TAGS]
-        if env.level == 3:
-            need = latest_requirements(said)
-            task.participant_names = list(need["participants"]["people"])
-            task.participants = [read.person_id(name) for name in task.participant_names]
-            task.duration_min = int(need["duration"]["minutes"])
-            task.n = int(need["count"]["n"])
-            task.policy_id = need["policy"]["policy_id"]
-            task.tie_break = need.get("tie_break", {}).get("rule", "room_id")
-            task.room_need = need.get("room")
-        check_task(task)
-        rules = read.policy_json(task.policy_id) if env.level == 1 else read.policy_documents(task.policy_id)
-        first, last = task.window_start - DAY, task.window_end + DAY
-        busy = {person: read.busy(person, first, last) for person in task.participants}
-        src = Sources(rules, busy, tags)
-        if env.level == 3:
-            src.rooms = [room for room in read.rooms() if room_fits_statically(task, room)]
-            src.bookings = {room["room_id"]: read.bookings(room["room_id"], first, last) for room in src.rooms}
-        return solve(task, src)

@@ -81,7 +81,13 @@ def eval_command(
         "--parallel-tool-calls/--no-parallel-tool-calls", help="Send parallel_tool_calls (default: not sent).")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="max_tokens per reply (default: not sent).")] = None,
     mode: Annotated[str, typer.Option(help="tools: the level's tools; context: no tools, every source in the "
-                                           "prompt.")] = "tools",
+                                           "prompt; code: one python tool, the data tools as functions inside "
+                                           "a sandbox.")] = "tools",
+    protocol: Annotated[str, typer.Option(help="native (function calling) | mint (MINT's <execute>/<solution> "
+                                               "text protocol, no tools field; implies --mode code unless "
+                                               "--mode context).")] = "native",
+    code_timeout: Annotated[float, typer.Option(help="Code mode: wall seconds per cell before the worker is "
+                                                     "killed and restarted.")] = 30.0,
     max_turns: Annotated[int, typer.Option(min=1, help="Answers per episode: after a wrong one, feedback and "
                                                        "another turn (needs --feedback).")] = 1,
     feedback: Annotated[str, typer.Option(help="none | binary | rule (from the violation views) | llm "
@@ -115,7 +121,8 @@ def eval_command(
                         temperature=temperature, seed=seed, max_steps=max_steps, timeout_s=timeout,
                         max_retries=max_retries, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
                         max_tokens=max_tokens, replay_from=str(replay_from) if replay_from else None,
-                        mode=mode, max_turns=max_turns, feedback=feedback, feedback_detail=feedback_detail,
+                        mode=mode, protocol=protocol, code_timeout_s=code_timeout, max_turns=max_turns,
+                        feedback=feedback, feedback_detail=feedback_detail,
                         feedback_model=feedback_model, prices=str(prices) if prices else None,
                         max_cost_usd=max_cost)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

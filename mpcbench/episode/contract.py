@@ -37,6 +37,8 @@ class ToolCall:
     result: str             # exactly the text the agent read back
     latency_ms: float
     error: str | None       # short error text when the call failed (bad arguments, unknown tool)
+    via: str = "native"     # native: the agent called it; code: a python cell called it (code mode)
+    cell: int | None = None  # code mode: the cell that ran it (the python call's own number)
 
 
 @dataclass
@@ -47,6 +49,7 @@ class AgentOutput:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     error: str | None = None             # an infrastructure error ("rate_limit: ..."), not a model failure
+    invalid_actions: int = 0             # MINT protocol: replies with neither <execute> nor <solution>
     transcript: list[dict] = field(default_factory=list)   # chat messages, for replay and reports
 
 

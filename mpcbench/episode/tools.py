@@ -48,7 +48,8 @@ class ToolEnvironment:
         self.tools: list[ToolSpec] = [tool.spec for tool in self._tools.values()]
         self.trace: list[ToolCall] = []
 
-    def call(self, name: str, arguments: str | dict | None = None, *, turn: int = 1) -> str:
+    def call(self, name: str, arguments: str | dict | None = None, *, turn: int = 1, via: str = "native",
+             cell: int | None = None) -> str:
         started = time.perf_counter()
         error = None
         try:
@@ -63,7 +64,7 @@ class ToolEnvironment:
         sent = arguments if isinstance(arguments, str) else json.dumps(
             {} if arguments is None else arguments, ensure_ascii=False, default=repr)
         self.trace.append(ToolCall(turn=turn, step=len(self.trace) + 1, tool=str(name), arguments=sent,
-                                   result=text, latency_ms=latency_ms, error=error))
+                                   result=text, latency_ms=latency_ms, error=error, via=via, cell=cell))
         return text
 
     def run(self, name: str, arguments: str | dict | None) -> str:

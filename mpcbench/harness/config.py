@@ -21,7 +21,9 @@ from .provenance import url_host
 OFFLINE = ("scripted", "calendar-only", "random")
 AGENTS = ("openai", *OFFLINE, "replay")
 EXTERNAL = ("mcp",)                         # agents outside the harness, served by `mpcbench mcp`
-MODES = ("tools", "context")
+MODES = ("tools", "context", "code")
+PROTOCOLS = ("native", "mint")
+CODE_AGENTS = ("openai", "scripted", "replay")
 JOURNAL = "journal.jsonl"
 CACHE = "llm_cache.jsonl"
 FEEDBACK_CACHE = "feedback_cache.jsonl"
@@ -42,7 +44,9 @@ class EvalConfig:
     trials: int = 1
     concurrency: int = 8
     out: str | None = None                  # the run directory (default build/runs/<run_id>)
-    mode: str = "tools"                     # tools | context (no tools; every source in the prompt)
+    mode: str = "tools"                     # tools | context (no tools; every source in the prompt) | code
+    protocol: str = "native"                # native (function calling) | mint (<execute>/<solution> text)
+    code_timeout_s: float = 30.0            # code mode: wall time per cell
     # turns and feedback (MINT): after a wrong answer, feedback and another turn, up to max_turns
     max_turns: int = 1
     feedback: str = "none"                  # none | binary | rule | llm
@@ -77,6 +81,16 @@ class EvalConfig:
             raise UserError("--agent replay needs --from RUN_DIR")
         if self.mode not in MODES:
             raise UserError(f"--mode must be one of {', '.join(MODES)}")
+        if self.protocol not in PROTOCOLS:
+            raise UserError(f"--protocol must be one of {', '.join(PROTOCOLS)}, not {self.protocol!r}")
+        if self.protocol == "mint" and self.mode == "tools":
+            self.mode = "code"              # MINT's <execute> runs code: --protocol mint implies --mode code
+        if self.mode == "code" and self.agent not in CODE_AGENTS:
+            raise UserError(f"--mode code runs the agents {', '.join(CODE_AGENTS)}, not {self.agent!r}")
+        if self.protocol == "mint" and self.agent not in CODE_AGENTS:
+            raise UserError(f"--protocol mint runs the agents {', '.join(CODE_AGENTS)}, not {self.agent!r}")
+        if self.code_timeout_s <= 0:
+            raise UserError("--code-timeout must be above 0 seconds")
         if self.feedback not in KINDS:
             raise UserError(f"--feedback must be one of {', '.join(KINDS)}, not {self.feedback!r}")
         if self.feedback_detail not in DETAILS:

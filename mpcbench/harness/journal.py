@@ -99,12 +99,13 @@ def episode_record(*, instance_id: str, trial: int, level: int, agent: str, mode
                    output: AgentOutput, answers: list[dict], trace: list, latency_s: float) -> dict:
     """One journal line: everything needed to score the episode again, or to replay it."""
     calls = [{"turn": c.turn, "step": c.step, "tool": c.tool, "arguments": c.arguments,
-              "result_chars": len(c.result or ""), "latency_ms": round(c.latency_ms, 3), "error": c.error}
+              "result_chars": len(c.result or ""), "latency_ms": round(c.latency_ms, 3), "error": c.error,
+              "via": c.via, "cell": c.cell}
              for c in trace]
     return {"v": 1, "instance_id": instance_id, "trial": trial, "level": level, "agent": agent, "model": model,
             "mode": mode, "turns": len(answers), "steps": output.steps,
             "prompt_tokens": output.prompt_tokens, "completion_tokens": output.completion_tokens,
-            "latency_s": round(latency_s, 4), "error": output.error, "answers": answers, "tool_calls": calls,
+            "invalid_actions": output.invalid_actions, "latency_s": round(latency_s, 4), "error": output.error, "answers": answers, "tool_calls": calls,
             "transcript": output.transcript}
 
 

@@ -13,6 +13,8 @@ from typing import Any, Callable
 import duckdb
 
 from ..agents import make_agent
+from ..agents.code_solver import ScriptedCodeAgent, ScriptedMintModel
+from ..agents.mint import ChatModel, MintAgent
 from ..agents.openai_agent import AgentOptions, OpenAIAgent
 from ..agents.replay import TrajectoryReplayAgent
 from ..errors import UserError
@@ -48,10 +50,12 @@ def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = Fa
 
     def make(instance_id: str, trial: int):
         seed = None if config.seed is None else config.seed + trial - 1
-        return OpenAIAgent(client, AgentOptions(max_steps=config.max_steps, temperature=config.temperature, seed=seed,
-                                                tool_choice=config.tool_choice,
-                                                parallel_tool_calls=config.parallel_tool_calls,
-                                                max_tokens=config.max_tokens))
+        options = AgentOptions(max_steps=config.max_steps, temperature=config.temperature, seed=seed,
+                               tool_choice=config.tool_choice, parallel_tool_calls=config.parallel_tool_calls,
+                               max_tokens=config.max_tokens)
+        if config.protocol == "mint":
+            return MintAgent(ChatModel(client, options), max_steps=config.max_steps, max_proposals=config.max_turns)
+        return OpenAIAgent(client, options)
 
     return AgentPlan(make, False, agent, config.model, close=client.aclose)
 
@@ -59,6 +63,12 @@ def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = Fa
 def agent_plan(config: EvalConfig, run_dir: Path) -> AgentPlan:
     if config.agent == "openai":
         return _openai_plan(config, run_dir / CACHE)
+    if config.agent == "scripted" and config.protocol == "mint":
+        return AgentPlan(lambda instance_id, trial: MintAgent(ScriptedMintModel(), max_steps=config.max_steps,
+                                                              max_proposals=config.max_turns),
+                         True, config.agent, None)
+    if config.agent == "scripted" and config.mode == "code":
+        return AgentPlan(lambda instance_id, trial: ScriptedCodeAgent(), True, config.agent, None)
     if config.agent in OFFLINE:
         return AgentPlan(lambda instance_id, trial: make_agent(config.agent, (config.seed or 0) + trial - 1),
                          True, config.agent, None)
@@ -78,7 +88,7 @@ def agent_plan(config: EvalConfig, run_dir: Path) -> AgentPlan:
     return plan
 
 
-REPLAYED = ("mode", "max_turns", "feedback", "feedback_detail", "feedback_model")
+REPLAYED = ("mode", "protocol", "code_timeout_s", "max_turns", "feedback", "feedback_detail", "feedback_model")
 
 
 def replayed_protocol(config: EvalConfig) -> EvalConfig:

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..episode.answers import answer_from_record
+from ..episode.code import CodeEnvironment
 from ..episode.context import ContextEnvironment
 from ..episode.contract import AgentOutput
 from ..episode.tools import ToolEnvironment
@@ -48,6 +49,7 @@ from ..errors import UserError
 from ..grading.feedback import FeedbackGiver
 from ..grading.scoring import GRADER_VERSION, gold_keys, quick_score
 from ..llm import InfrastructureError
+from ..sandbox import sandbox_status
 from ..warehouse import db
 from .config import DEFAULT_RUNS_DIR, EXTERNAL, FEEDBACK_CACHE, JOURNAL, RUN_FILES, RUN_JSON, EvalConfig
 from .cost import Budget, episode_cost, model_price
@@ -121,6 +123,10 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
                         f"`mpcbench {config.agent} --run {run_dir}`")
     if config.agent == "replay":
         config = replayed_protocol(config)
+    if config.mode == "code":
+        ok, why = sandbox_status()
+        if not ok:  # never unsandboxed
+            raise UserError(f"--mode code needs a sandbox: {why}")
     progress = progress or Progress()
     db_path = Path(config.db)
     if not db_path.exists():
@@ -180,7 +186,7 @@ def write_run_meta(con, config: EvalConfig, run_dir: Path, *, agent: str, model:
         raise UserError(f"--resume: {Path(config.db)} is not the build this run started on (content hash differs)")
     build_info = dict(con.execute("select key, value from build_info order by key").fetchall())
     meta.update({
-        "status": "running", "agent": agent, "model": model, "mode": config.mode,
+        "status": "running", "agent": agent, "model": model, "mode": config.mode, "protocol": config.protocol,
         "base_url_host": url_host(config.base_url), "api_key_env": config.api_key_env if config.agent == "openai" else None,
         "replay_of": config.replay_from, "notes": notes,
         "build": {"db": str(Path(config.db)), "content_sha256": content_hash, "info": build_info},
@@ -256,13 +262,15 @@ async def run_episode(con, plan: AgentPlan, instance_id: str, level: int, trial:
 
     def environment():
         env = ToolEnvironment(con, instance_id)
-        if config.mode == "context":
-            try:
-                return ContextEnvironment(env, answer_calls=plan.in_thread)
-            except BaseException:
-                env.close()
-                raise
-        return env
+        if config.mode == "tools":
+            return env
+        try:
+            if config.mode == "code":
+                return CodeEnvironment(env, timeout_s=config.code_timeout_s)
+            return ContextEnvironment(env, answer_calls=plan.in_thread)
+        except BaseException:
+            env.close()
+            raise
 
     async def play(step):
         if plan.in_thread:  # a synchronous agent: its own event loop in a worker thread

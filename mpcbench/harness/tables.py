@@ -19,6 +19,7 @@ import duckdb
 import polars as pl
 
 from ..episode.answers import SUBMIT_TOOL_NAME
+from ..episode.code import PYTHON_TOOL
 from ..grading.scoring import GRADER_VERSION, Scored, score_episodes, tool_sources
 from .config import JOURNAL, RUN_JSON
 from .cost import episode_cost
@@ -38,6 +39,7 @@ RUNS_SCHEMA = {
     "max_turns": I, "feedback": S, "solved_turn": I,
     "tool_calls": I, "tool_errors": I, "reference_tool_calls": I, "extra_tool_calls": I,
     "prompt_tokens": I, "completion_tokens": I, "cost_usd": F, "latency_s": F, "error": S, "error_kind": S,
+    "protocol": S, "code_tool_calls": I, "cells": I, "invalid_actions": I,
 }
 CANDIDATES_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "position": I, "start": S, "room_id": S,
@@ -46,7 +48,7 @@ CANDIDATES_SCHEMA = {
 }
 TOOL_CALLS_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "step": I, "tool": S, "source": S,
-    "arguments": S, "result_chars": I, "latency_ms": F, "error": S,
+    "arguments": S, "result_chars": I, "latency_ms": F, "error": S, "via": S, "cell": I,
 }
 TURNS_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "parse_ok": B, "n_pred": I, "n_correct": I,
@@ -97,6 +99,9 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
                "tool_calls": len(calls), "tool_errors": sum(1 for c in calls if c.get("error")),
                "reference_tool_calls": reference.get(rec["instance_id"]),
                "max_turns": options.get("max_turns", 1), "feedback": options.get("feedback", "none"),
+               "protocol": options.get("protocol", "native"), "invalid_actions": rec.get("invalid_actions", 0),
+               "code_tool_calls": sum(1 for c in calls if c.get("via") == "code"),
+               "cells": sum(1 for c in calls if c["tool"] == PYTHON_TOOL and c.get("via", "native") == "native"),
                "solved_turn": None if rec.get("error") else solved.get(key),
                "cost_usd": episode_cost(meta.get("price"), rec.get("prompt_tokens"), rec.get("completion_tokens"))}
         if row["reference_tool_calls"] is not None:
@@ -111,7 +116,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
         runs.append(row)
     candidates = [{"run_id": run_id, "level": level_of[c["instance_id"]], **c} for c in scored.candidates]
     tool_calls = [{"run_id": run_id, "instance_id": rec["instance_id"], "level": rec["level"], "trial": rec["trial"],
-                   **c, "source": sources.get(c["tool"])} for rec in records for c in rec.get("tool_calls") or []]
+                   "via": "native", **c, "source": sources.get(c["tool"])} for rec in records for c in rec.get("tool_calls") or []]
     failures = [{"run_id": run_id, "level": level_of[f["instance_id"]], **f} for f in scored.failures]
 
     _frame(runs, RUNS_SCHEMA).write_parquet(run_dir / "runs.parquet")

@@ -1,0 +1,114 @@
+"""Code mode and MINT's protocol end to end: the scripted code-mode twin under both protocols, a
+fake model speaking MINT's protocol (malformed replies included), and the refusal without a
+sandbox."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import polars as pl
+import pytest
+
+from evalkit import PerInstance, submission
+from fake_openai import FakeOpenAI, reply_text
+from mpcbench.agents.mint import INVALID_ACTION, STOP, parse_action
+from mpcbench.errors import UserError
+from mpcbench.harness import runner
+from mpcbench.harness.config import EvalConfig
+from mpcbench.harness.runner import run_eval
+from sandboxkit import needs_sandbox
+
+
+@pytest.mark.parametrize("text, kind, content", [
+    ("<thought>x</thought> <execute>print(1)</execute>", "execute", "print(1)"),
+    ("The answer is <solution> [1] </solution> trailing", "solution", " [1] "),
+    ("no tag at all", "invalid", ""),
+    ("<execute>print(2)", "execute", "print(2)"),                                    # the stop word ate </execute>
+    ("<execute>x = 1</execute>\nObservation: 42\n<solution>[]</solution>", "execute", "x = 1"),  # invented lines
+    ("<solution>[]</solution><execute>print(3)</execute>", "solution", "[]"),      # both: the first wins
+    ("<execute>print(4)<solution>[]</solution>", "execute", "print(4)"),           # both, the first unclosed
+    ("Observation: 5\nI am done.", "invalid", ""),
+])
+def test_a_reply_is_one_action_cut_at_the_first_closing_tag(text, kind, content):
+    action = parse_action(text)
+    assert (action.kind, action.content) == (kind, content)
+    assert "Observation: 42" not in action.reply and "print(3)" not in action.reply
+
+
+@needs_sandbox
+@pytest.mark.parametrize("protocol", ["native", "mint"])
+def test_the_scripted_code_twin_solves_every_instance_inside_the_sandbox(db_path, tmp_path, protocol):
+    result = run_eval(EvalConfig(agent="scripted", db=str(db_path), mode="code", protocol=protocol,
+                                 out=str(tmp_path / protocol)))
+    assert [s["em_rate"] for s in result.summary] == [1.0, 1.0, 1.0]
+    runs = pl.read_parquet(result.run_dir / "runs.parquet")
+    assert set(runs["mode"]) == {"code"} and set(runs["protocol"]) == {protocol}
+    assert (runs["code_tool_calls"] > 0).all() and (runs["cells"] == 2).all()
+    assert (runs["tool_calls"] == runs["code_tool_calls"] + 2).all()
+    calls = pl.read_parquet(result.run_dir / "tool_calls.parquet")
+    from_code = calls.filter(pl.col("via") == "code")
+    assert set(from_code["cell"]) == {2}                      # the first cell only defines the solver
+    assert "get_current_time" in set(from_code["tool"])
+    meta = json.loads((result.run_dir / "run.json").read_text())
+    assert meta["protocol"] == protocol and meta["options"]["mode"] == "code"
+    replay = run_eval(EvalConfig(agent="replay", replay_from=str(result.run_dir), db=str(db_path),
+                                 out=str(tmp_path / f"{protocol}-replay")))
+    assert [s["em_rate"] for s in replay.summary] == [1.0, 1.0, 1.0]
+
+
+def test_mint_implies_code_mode_and_refuses_offline_baselines():
+    config = EvalConfig(protocol="mint")
+    config.validate()
+    assert config.mode == "code"
+    with pytest.raises(UserError, match="--mode code runs the agents"):
+        EvalConfig(agent="random", mode="code").validate()
+    with pytest.raises(UserError, match="--protocol must be one of"):
+        EvalConfig(protocol="react").validate()
+
+
+def test_code_mode_refuses_in_one_line_where_no_sandbox_starts(db_path, tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "sandbox_status", lambda: (False, "code sandbox cannot start: no bwrap"))
+    with pytest.raises(UserError, match="^--mode code needs a sandbox: code sandbox cannot start: no bwrap$"):
+        run_eval(EvalConfig(agent="scripted", db=str(db_path), mode="code", out=str(tmp_path / "x")))
+
+
+@needs_sandbox
+def test_a_fake_model_speaking_mint_with_malformed_replies(db_path, golds, tmp_path):
+    first, second = "L1-0001", "L1-0002"
+    answer = {i: json.dumps(submission(golds[i], 1)) for i in (first, second)}
+    scripts = {
+        first: [reply_text("I will look at the calendars now."),                       # no tag: invalid
+                reply_text("<thought>time</thought><execute>now = get_current_time()\nprint(now)</execute>\n"
+                           "Observation: made up\n<solution>{}</solution>"),            # invented observation
+                reply_text(f"<solution>{answer[first]}</solution><execute>print(1)</execute>")],  # both tags
+        second: [reply_text("<execute>print(get_busy_intervals(person_id='nobody', start_date='2026-01-01', "
+                            "end_date='2026-01-02'))"),                                   # unclosed (stop word)
+                 reply_text(f"The answer is <solution> {answer[second]}")],
+    }
+    script = PerInstance(db_path, scripts)
+    script.by_prompt = {f"Task:\n{p}": i for p, i in script.by_prompt.items()}
+    os.environ.setdefault("OPENAI_API_KEY", "sk-test-code-mode")
+    with FakeOpenAI(script) as srv:
+        result = run_eval(EvalConfig(agent="openai", model="fake", base_url=srv.base_url, db=str(db_path),
+                                     levels=(1,), instance_ids=(first, second), protocol="mint", max_retries=0,
+                                     out=str(tmp_path / "mint")))
+        requests = list(srv.requests)
+    assert all("tools" not in r.body and r.body["stop"] == STOP for r in requests)
+    assert "already imported in <execute> environment" in requests[0].messages[0]["content"]
+    runs = pl.read_parquet(result.run_dir / "runs.parquet").sort("instance_id")
+    assert runs["exact_match"].to_list() == [True, True]
+    assert runs["invalid_actions"].to_list() == [1, 0]
+    assert runs["steps"].to_list() == [3, 2]
+    journal = {json.loads(line)["instance_id"]: json.loads(line)
+               for line in (result.run_dir / "journal.jsonl").read_text().splitlines()}
+    said = journal[first]["transcript"]
+    assert said[3]["content"] == INVALID_ACTION + "\nYou have 29 steps left and 1 chances to propose solution left."
+    assert "made up" not in said[4]["content"] and said[4]["content"].endswith("</execute>")
+    assert said[5]["content"].startswith('Observation:\n{"now": ')
+    assert said[5]["content"].endswith("You have 28 steps left and 1 chances to propose solution left.")
+    assert "print(1)" not in said[6]["content"]
+    other = journal[second]["transcript"]
+    assert other[3]["content"].startswith("Observation:\nerror: ")
+    calls = pl.read_parquet(result.run_dir / "tool_calls.parquet")
+    assert calls.filter(pl.col("via") == "code")["tool"].to_list() == ["get_current_time", "get_busy_intervals"]
