@@ -112,3 +112,21 @@ def test_a_fake_model_speaking_mint_with_malformed_replies(db_path, golds, tmp_p
     assert other[3]["content"].startswith("Observation:\nerror: ")
     calls = pl.read_parquet(result.run_dir / "tool_calls.parquet")
     assert calls.filter(pl.col("via") == "code")["tool"].to_list() == ["get_current_time", "get_busy_intervals"]
+
+
+def test_least_squares_gives_mints_slope_and_r2():
+    from mpcbench.report.stats import least_squares
+    assert least_squares([1, 2, 3], [0.2, 0.4, 0.6]) == (0.2, 1.0)
+    slope, r2 = least_squares([1, 2, 3, 4], [0.1, 0.3, 0.2, 0.4])
+    assert abs(slope - 0.08) < 1e-9 and abs(r2 - 0.64) < 1e-9
+    assert least_squares([1], [0.5]) is None
+
+
+def test_the_report_shows_mint_metrics_and_the_published_table(db_path, tmp_path):
+    from mpcbench.report.render import make_report
+    run = run_eval(EvalConfig(agent="scripted", db=str(db_path), levels=(1,), out=str(tmp_path / "run")))
+    text = (make_report([run.run_dir], tmp_path / "report") / "report.md").read_text()
+    mint = text.split("## MINT metrics", 1)[1].split("##", 1)[0]
+    assert "| Level 1 | scripted | tools | native | 4 | 100% | — | — | 0% |" in mint
+    published = text.split("## Published results (another build)", 1)[1].split("\n## ", 1)[0]
+    assert "| Level 3 | GPT-4o | 0.22 | 10% |" in published and "another build" in published

@@ -159,3 +159,21 @@ def flip_rate(outcomes: Sequence[Sequence[bool]]) -> float | None:
     0.3333333333333333
     """
     return mean([float(len(set(o)) > 1) for o in outcomes if len(o) >= 2])
+
+
+def least_squares(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float] | None:
+    """(slope, r²) of the least-squares line through the points (MINT's per-turn slope); None
+    for fewer than two points or no spread in x. r² is 1.0 when y does not vary.
+
+    >>> least_squares([1, 2, 3], [0.2, 0.4, 0.6])
+    (0.2, 1.0)
+    """
+    n = len(xs)
+    if n < 2 or len(set(xs)) < 2:
+        return None
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    syy = sum((y - my) ** 2 for y in ys)
+    slope = sxy / sxx
+    return round(slope, 12), 1.0 if syy == 0 else round(sxy * sxy / (sxx * syy), 12)
