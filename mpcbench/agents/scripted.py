@@ -428,5 +428,8 @@ class ScriptedAgent(OfflineAgent):
 
     def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str | None]]:
         if feedback is None:
-            self.found = plan(env)
+            self.found = self.plan(env)
         return self.found  # it is right the first time: feedback has nothing to add
+
+    def plan(self, env: Environment) -> list[tuple[dt.datetime, str | None]]:
+        return plan(env)
