@@ -308,11 +308,51 @@ def test_modes_section(ablation_report):
 def test_section_order_and_html(ablation_report):
     out, md = ablation_report
     titles = re.findall(r"^## (.+)$", md, flags=re.M)
-    assert titles[:6] == ["Runs", "Results", "Ablation", "Turns", "Repeated trials", "Modes"]
+    assert titles[:9] == ["Runs", "Results", "Ablation", "Turns", "Repeated trials", "Modes", "MINT metrics",
+                          "ΔFeedback and ΔCode", "Published results (another build)"]
     html = (out / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 3
     assert 'alt="Success by turn budget"' in html and "<h2>Repeated trials</h2>" in html
     assert "<li>Level 1, m1 · full: with 4 instances" in html
+
+
+def test_delta_feedback_pairs_runs_that_differ_only_in_feedback(ablation_report):
+    _, md = ablation_report
+    sec = _section(md, "ΔFeedback and ΔCode")
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in sec.splitlines() if re.match(r"\| Level \d", line)]
+    by_pair = {(r[0], r[3].split(":")[0], r[4].split(":")[0]): r for r in rows}
+    assert all(r[2] == "ΔFeedback" for r in rows) and "old-model" not in sec
+    # context, no feedback -> context, rule feedback: the same F1 on every pair, nothing solved
+    same = by_pair[("Level 1", "m1 · baseline", "m1 · feedback-only")]
+    assert same[5:] == ["16", "+0.0 [+0.0, +0.0] pts", "+0.00 [+0.00, +0.00]"]
+    # tools -> tools with feedback: 15 pairs (the error is left out), 9 solved against 0; F1 9 against
+    # 3 × (0.75 + 0.75 + 0.75) + 3 × 0.35 + 0.75 ... = 10.05 over 15 pairs
+    full = by_pair[("Level 1", "m1 · tools-only", "m1 · full")]
+    assert full[5] == "15" and full[6].startswith("+60.0 [") and full[7].startswith("-0.07 [")
+    assert ("Level 1", "m1 · baseline", "m1 · full") not in by_pair        # mode differs too: no pair
+    assert by_pair[("Level 2", "m1 · tools-only", "m1 · full")][5:] == ["8", "+0.0 [+0.0, +0.0] pts",
+                                                                         "+0.00 [+0.00, +0.00]"]
+
+
+def test_delta_code_on_two_tiny_runs_with_a_known_paired_difference(tmp_path):
+    """Code lifts F1 by 0.2 on every pair and solves B and D (of A..D): ΔF1 +0.20 exactly, Δsuccess
+    +50 points; instance E is only in the code run and pairs with nothing."""
+    f1 = {"L1-A": 0.2, "L1-B": 0.8, "L1-C": 0.4, "L1-D": 0.8}
+    tools = [episode(i, 1, x) for i, x in f1.items()]
+    code = [episode(i, 1, x + 0.2, 1 if i in ("L1-B", "L1-D") else None) for i, x in f1.items()]
+    code.append(episode("L1-E", 1, 1.0, 1))
+    runs = [write_run(tmp_path / "tools", tools, options={"mode": "tools", "max_turns": 1, "feedback": "none"}),
+            write_run(tmp_path / "code", code, options={"mode": "code", "max_turns": 1, "feedback": "none"})]
+    md = (make_report(runs, tmp_path / "r") / "report.md").read_text()
+    rows = [line for line in _section(md, "ΔFeedback and ΔCode").splitlines() if re.match(r"\| Level \d", line)]
+    assert len(rows) == 1
+    cells = [c.strip() for c in rows[0].strip("|").split("|")]
+    assert cells[:3] == ["Level 1", "m1", "ΔCode"] and cells[3].startswith("m1 (tools): tools,") and cells[4].startswith("m1 (code): code,")
+    assert cells[5] == "4" and cells[7] == "+0.20 [+0.20, +0.20]"
+    diff, lo, hi = re.fullmatch(r"([+-][\d.]+) \[([+-][\d.]+), ([+-][\d.]+)\] pts", cells[6]).groups()
+    assert diff == "+50.0" and float(lo) < 50 < float(hi) and 0 <= float(lo) and float(hi) <= 100
+    # the same two runs with the mode the other way round give no ΔCode (code -> tools is not asked)
+    assert md.count("ΔCode |") == 1
 
 
 def test_old_format_run_alone(old_run, tmp_path):

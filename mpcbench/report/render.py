@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from .load import load_runs, run_labels
-from .mint import mint_table, published_table
+from .mint import deltas_table, mint_table, published_table
 from .plots import plot_causes, plot_f1, plot_turns
 from .tables import (ablation_table, causes_table, coverage_table, detail_causes_table, efficiency_table, groups_of,
                      infra_table, modes_table, results_table, trials_table, turns_table)
@@ -145,19 +145,29 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
                                 "scored trials are left out at k. Flip rate: share of instances with two or more "
                                 "scored trials that disagree on exact match. MDE: the smallest gap in mean F1 this "
                                 "run can detect (two-sided 5%, 80% power).", sentences=sentences))
+    if any(r.mode != "tools" for r in runs):
+        sections.append(Section("Modes", *modes_table(groups),
+                                "What each mode costs: prompt and completion tokens per scored episode (all turns), "
+                                "next to its scores."))
     sections.append(Section("MINT metrics", *mint_table(groups),
                             "SR@k: share of scored episodes solved within k turns (proposals); slope and r² of the "
                             "least-squares line through SR@1..K (— for one turn). Invalid actions: MINT-protocol "
                             "replies with neither <execute> nor <solution>, per step. Native calls count every "
                             "call the agent made itself (python cells included); calls from code are those its "
                             "cells made."))
+    deltas_h, deltas_b = deltas_table(groups)
+    if deltas_b:
+        sections.append(Section("ΔFeedback and ΔCode", deltas_h, deltas_b,
+                                "MINT's paired differences, To minus From, for two runs of one model on the same "
+                                "instances: ΔFeedback where they differ only in feedback (none against some; same "
+                                "mode and protocol), ΔCode where they differ only in tools against code (same "
+                                "feedback and turn budget). Pairs: the episodes both scored, matched by instance "
+                                "and trial. ΔSuccess: in solved share (exact match within the turn budget), in "
+                                "points; ΔF1 in mean F1; 95% intervals from a paired bootstrap resampling "
+                                "instances."))
     published_h, published_b, published_note = published_table()
     sections.append(Section("Published results (another build)", published_h, published_b,
                             f"Not these runs: {published_note}."))
-    if any(r.mode != "tools" for r in runs):
-        sections.append(Section("Modes", *modes_table(groups),
-                                "What each mode costs: prompt and completion tokens per scored episode (all turns), "
-                                "next to its scores."))
     sections += [
         Section("Outcomes", outcomes_h, outcomes_b, "Episodes by outcome: an exact match, or the source of the "
                                                     "primary failure cause.",
