@@ -9,14 +9,18 @@ import os
 
 import polars as pl
 import pytest
+from typer.testing import CliRunner
 
 from evalkit import PerInstance, submission
 from fake_openai import FakeOpenAI, reply_text
 from mpcbench.agents.mint import INVALID_ACTION, STOP, parse_action
+from mpcbench.cli import app
 from mpcbench.errors import UserError
-from mpcbench.harness import runner
+from mpcbench.harness import ablation, runner
+from mpcbench.harness.ablation import run_ablation
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.runner import run_eval
+from mpcbench.report.render import make_report
 from sandboxkit import needs_sandbox
 
 
@@ -130,3 +134,41 @@ def test_the_report_shows_mint_metrics_and_the_published_table(db_path, tmp_path
     assert "| Level 1 | scripted | tools | native | 4 | 100% | — | — | 0% |" in mint
     published = text.split("## Published results (another build)", 1)[1].split("\n## ", 1)[0]
     assert "| Level 3 | GPT-4o | 0.22 | 10% |" in published and "another build" in published
+
+
+# --- the ablation's code axis ----------------------------------------------------------------
+
+@needs_sandbox
+def test_ablation_code_adds_code_only_and_code_full_and_the_report_shows_delta_code(db_path, tmp_path):
+    out = tmp_path / "abl"
+    result = CliRunner().invoke(app, ["eval", "--agent", "scripted", "--ablation", "--ablation-code", "--levels",
+                                      "1", "--instances", "2", "--db", str(db_path), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "ablation.json").read_text())
+    assert [(c["name"], c["mode"], c["feedback"], c["max_turns"]) for c in manifest["configs"]][4:] == [
+        ("code-only", "code", "none", 1), ("code-full", "code", "rule", 3)]
+    for name in ("code-only", "code-full"):
+        rows = pl.read_parquet(out / name / "runs.parquet")
+        assert rows.height == 2 and set(rows["mode"]) == {"code"} and (rows["cells"] > 0).all()
+        assert rows["exact_match"].all()
+    md = (make_report([out], tmp_path / "rep") / "report.md").read_text()
+    ablation = md.split("## Ablation\n", 1)[1].split("\n## ", 1)[0]
+    assert "code-only: F1 [95% CI], EM" in ablation and "code-full − baseline: ΔF1 [95% CI]" in ablation
+    deltas = md.split("## ΔFeedback and ΔCode\n", 1)[1].split("\n## ", 1)[0]
+    code_rows = [line for line in deltas.splitlines() if "| ΔCode |" in line]
+    # tools-only -> code-only and full -> code-full: the scripted solver is exact either way
+    assert len(code_rows) == 2 and all("| 2 | +0.0 [+0.0, +0.0] pts | +0.00 [+0.00, +0.00] |" in r for r in code_rows)
+
+
+def test_ablation_code_is_refused_before_any_configuration_runs(db_path, tmp_path, monkeypatch):
+    plain = CliRunner().invoke(app, ["eval", "--agent", "scripted", "--ablation-code", "--db", str(db_path)])
+    assert plain.exit_code == 2 and "--ablation-code goes with --ablation" in plain.output
+    with pytest.raises(UserError, match="under --protocol mint the tools configurations already run code"):
+        run_ablation(EvalConfig(agent="scripted", db=str(db_path), protocol="mint", out=str(tmp_path / "m")),
+                     code=True)
+    with pytest.raises(UserError, match="--mode code runs the agents"):
+        run_ablation(EvalConfig(agent="calendar-only", db=str(db_path), out=str(tmp_path / "c")), code=True)
+    monkeypatch.setattr(ablation, "sandbox_status", lambda: (False, "code sandbox cannot start: no bwrap"))
+    with pytest.raises(UserError, match="^--ablation-code needs a sandbox: code sandbox cannot start: no bwrap$"):
+        run_ablation(EvalConfig(agent="scripted", db=str(db_path), out=str(tmp_path / "s")), code=True)
+    assert not any(tmp_path.iterdir())                        # nothing ran, nothing was written

@@ -98,6 +98,8 @@ def eval_command(
                                                             "endpoint).")] = None,
     ablation: Annotated[bool, typer.Option(help="Run the four MINT configurations (baseline, tools only, "
                                                 "feedback only, full) into one directory.")] = False,
+    ablation_code: Annotated[bool, typer.Option(help="With --ablation: add the code axis (code only, code with "
+                                                     "feedback; --protocol native).")] = False,
     replay_from: Annotated[Path | None, typer.Option("--from", help="The run to replay (--agent replay).")] = None,
     prices: Annotated[Path | None, typer.Option(help="A TOML price table ([models.\"NAME\"] input/output, US$ per "
                                                      "million tokens) extending the shipped one.")] = None,
@@ -115,6 +117,8 @@ def eval_command(
     The key is read from the environment (OPENAI_API_KEY or --api-key-env) and never written anywhere."""
     if resume and out is None:
         fail("--resume needs --out RUN_DIR", 2)
+    if ablation_code and not ablation:
+        fail("--ablation-code goes with --ablation", 2)
     config = EvalConfig(agent=agent, db=str(db_path), levels=parse_levels(levels), instances=instances,
                         instance_ids=tuple(instance or ()), trials=trials, concurrency=concurrency,
                         out=str(out) if out else None, model=model, base_url=base_url, api_key_env=api_key_env,
@@ -130,7 +134,7 @@ def eval_command(
                   console=err, transient=True) as bar:
         try:
             if ablation:
-                results = run_ablation(config, resume=resume, overwrite=overwrite,
+                results = run_ablation(config, resume=resume, overwrite=overwrite, code=ablation_code,
                                        progress=lambda name: BarProgress(bar, name))
             else:
                 results = [("eval", run_eval(config, resume=resume, retry_errors=retry_errors, overwrite=overwrite,

@@ -1,5 +1,6 @@
 """`mpcbench eval --ablation`: the four MINT configurations on the same instances, one run each
-in one directory (`ablation.json` names them)."""
+in one directory (`ablation.json` names them); `--ablation-code` adds the code axis: code only and
+code with feedback (context / tools / code × feedback)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Callable
 
+from ..errors import UserError
+from ..sandbox import sandbox_status
 from .config import DEFAULT_RUNS_DIR, RUN_JSON, EvalConfig
 from .journal import write_json
 from .runner import EvalResult, Progress, default_run_id, run_eval
@@ -15,22 +18,26 @@ from .runner import EvalResult, Progress, default_run_id, run_eval
 
 ABLATION = (("baseline", "context", False), ("tools-only", "tools", False),
             ("feedback-only", "context", True), ("full", "tools", True))
+ABLATION_CODE = (("code-only", "code", False), ("code-full", "code", True))
 ABLATION_JSON = "ablation.json"
 DEFAULT_ABLATION_TURNS = 3
 
 
-def run_ablation(config: EvalConfig, *, resume: bool = False, overwrite: bool = False,
+def run_ablation(config: EvalConfig, *, resume: bool = False, overwrite: bool = False, code: bool = False,
                  progress: Callable[[str], Progress] | None = None) -> list[tuple[str, EvalResult]]:
     """The four MINT configurations on the same instances, one run each in one directory:
     baseline (context, no feedback), tools only, feedback only (context) and full (tools and
-    feedback). The feedback configurations use `config.feedback` (rule if none was chosen) and
-    `config.max_turns` (3 if it was 1)."""
+    feedback); with `code`, also code only and code-full (code and feedback). The feedback
+    configurations use `config.feedback` (rule if none was chosen) and `config.max_turns` (3 if it
+    was 1)."""
+    if code:
+        check_code_axis(config)
     root = Path(config.out) if config.out else DEFAULT_RUNS_DIR / f"ablation-{default_run_id(config)}"
     feedback = config.feedback if config.feedback != "none" else "rule"
     turns = config.max_turns if config.max_turns > 1 else DEFAULT_ABLATION_TURNS
     root.mkdir(parents=True, exist_ok=True)
     configs = []
-    for name, mode, with_feedback in ABLATION:
+    for name, mode, with_feedback in ABLATION + (ABLATION_CODE if code else ()):
         configs.append({"name": name, "mode": mode, "feedback": feedback if with_feedback else "none",
                         "max_turns": turns if with_feedback else 1, "run_dir": name})
     write_json(root / ABLATION_JSON, {"ablation_id": root.name, "configs": configs})
@@ -45,3 +52,14 @@ def run_ablation(config: EvalConfig, *, resume: bool = False, overwrite: bool = 
         write_json(result.run_dir / RUN_JSON, meta)
         results.append((c["name"], result))
     return results
+
+
+def check_code_axis(config: EvalConfig) -> None:
+    """Refuse the code axis before any configuration runs, where it cannot run or would repeat one."""
+    if config.protocol == "mint":
+        raise UserError("--ablation-code compares tools with code under --protocol native; under --protocol mint "
+                        "the tools configurations already run code")
+    dataclasses.replace(config, mode="code").validate()
+    ok, why = sandbox_status()
+    if not ok:  # never unsandboxed
+        raise UserError(f"--ablation-code needs a sandbox: {why}")

@@ -1,6 +1,6 @@
 """Reading eval runs for a report: each run's Parquet tables and run.json (runs from before
 multi-turn feedback read as one turn, no feedback), an ablation directory expanded into its
-four runs, and the prices given on the command line.
+runs, and the prices given on the command line.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from ..errors import UserError
 
 
 ABLATION_CONFIGS = ("baseline", "tools-only", "feedback-only", "full")
+ABLATION_CODE_CONFIGS = ("code-only", "code-full")      # --ablation-code
 
 
 def parse_prices(items: list[str]) -> dict[str, tuple[float, float]]:

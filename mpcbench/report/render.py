@@ -124,7 +124,8 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
                                 "then each config minus the baseline in mean F1, paired by instance and trial, with "
                                 "a paired bootstrap 95% interval (resampling instances). Configs: baseline (context, "
                                 "no feedback), tools-only (tools, no feedback), feedback-only (context, feedback), "
-                                "full (tools, feedback). Infrastructure errors are left out of every pair."))
+                                "full (tools, feedback), and with --ablation-code code-only (code, no feedback) and "
+                                "code-full (code, feedback). Infrastructure errors are left out of every pair."))
     if any(r.max_turns > 1 for r in runs):
         turns_h, turns_b, curves = turns_table(groups)
         plotted = plot_turns(curves, out / "success_by_turn.png")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from ..sources import SOURCES
-from .load import ABLATION_CONFIGS, Run, run_labels
+from .load import ABLATION_CODE_CONFIGS, ABLATION_CONFIGS, Run, run_labels
 from .stats import (bootstrap_ci, bootstrap_se, flip_rate, mde, mean, mean_by_turn, paired_diff_ci, pass_at_k,
                     pass_hat_k, success_at)
 
@@ -252,8 +252,10 @@ def modes_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
 def ablation_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
     """Per level and ablation: each config's mean F1 [95% CI] and EM rate, and each config minus the
     baseline in mean F1 with a paired bootstrap interval (pairs: instance and trial; resampling instances)."""
-    diffs = [c for c in ABLATION_CONFIGS if c != "baseline"]
-    header = (["Level", "Ablation", "Model"] + [f"{c}: F1 [95% CI], EM" for c in ABLATION_CONFIGS]
+    present = {g.run.ablation[1] for g in groups if g.run.ablation}
+    names = list(ABLATION_CONFIGS) + [c for c in ABLATION_CODE_CONFIGS if c in present]
+    diffs = [c for c in names if c != "baseline"]
+    header = (["Level", "Ablation", "Model"] + [f"{c}: F1 [95% CI], EM" for c in names]
               + [f"{c} − baseline: ΔF1 [95% CI]" for c in diffs] + ["Infra errors"])
     configs: dict[tuple[int, str], dict[str, Group]] = {}
     for g in groups:
@@ -262,7 +264,7 @@ def ablation_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
     body = []
     for (level, ablation_id), by_name in configs.items():
         cells = []
-        for name in ABLATION_CONFIGS:
+        for name in names:
             scored = by_name[name].scored if name in by_name else []
             ci = bootstrap_ci([r["f1"] for r in scored], [r["instance_id"] for r in scored])
             cells.append(f"{mean([r['f1'] for r in scored]):.2f} [{ci[0]:.2f}, {ci[1]:.2f}], "
