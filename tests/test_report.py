@@ -75,7 +75,8 @@ def test_failure_causes_coverage_cost_and_infrastructure_errors(report):
     md = (report / "report.md").read_text()
     assert "## Failure causes in detail" in md and "policy:" in md
     assert "| Level 2 | scripted | 100% | 100% | 100% | 100% |" in md  # source coverage
-    cost = re.search(r"\| Level 1 \| fake-model \|(?:[^|]*\|){7}\s*([0-9.]+)\s*\|", md)
+    cost = re.search(r"\| Level 1 \| fake-model \|(?:[^|]*\|){7}\s*([0-9.]+)\s*\|",
+                     _section(md, "Efficiency, tokens and cost"))
     assert cost and float(cost.group(1)) > 0
     assert re.search(r"\| Level 1 \| fake-model \| server_error \| 1 \|", md)
 
