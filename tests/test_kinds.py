@@ -88,20 +88,30 @@ def test_the_world_schema_agrees_with_the_registry():
             f"{params_schema(name)}")
 
 
-@pytest.mark.parametrize("rule, problem", [
-    ({"type": "buffer", "minutes": 900}, "minutes must be an integer from 0 to 720"),
-    ({"type": "buffer"}, "buffer needs minutes"),
-    ({"type": "buffer", "minutes": 10, "hours": 1}, "buffer has no param 'hours'"),
-    ({"type": "blackout", "start": "9:00", "end": "10:00"}, "start must be a time of day HH:MM"),
-    ({"type": "no_meeting_weekdays", "weekdays": ["Mon", "Funday"]}, "weekdays must be a non-empty list"),
-    ({"type": "max_meetings_per_day", "count": 0}, "count must be an integer from 1"),
-    ({"type": "lunch", "start": "12:00"}, "unknown rule type 'lunch'"),
+@pytest.mark.parametrize("line, problem", [
+    ("buffer = { share = 0.4, minutes = [5, 900] }", "buffer.minutes must be a range from 0 to 720"),
+    ("buffer = { share = 0.4 }", "buffer.minutes must be [low, high] or [low, high, step]"),
+    ("buffer = { share = 0.4, minutes = [5, 15], hours = [1, 2] }", "buffer has no key 'hours'"),
+    ("buffer = { share = 1.5, minutes = [5, 15] }", "buffer.share must be a number from 0 to 1"),
+    ('blackout = { share = 0.6, start = ["9:00", "10:00"], minutes = [30, 60] }', "blackout.start must be"),
+    ('no_meeting_weekdays = { share = 0.5, weekdays = [1, 1], among = ["Mon", "Funday"] }',
+     "no_meeting_weekdays.among must be a list of distinct weekdays"),
+    ("no_meeting_weekdays = { share = 0.5, weekdays = [1, 6] }", "no_meeting_weekdays.weekdays must be a range from 1 to 5"),
+    ("max_meetings_per_day = { share = 0.4, count = [0, 3] }", "max_meetings_per_day.count must be a range from 1"),
+    ('lunch = { share = 0.5, start = ["12:00", "12:30"] }', "unknown rule type 'lunch'"),
+    ("policies = [1, 3]", "policies must be a range from 2"),
+    ('working_hours = { start = ["10:00", "16:00"], minutes = [480, 540] }', "must end by 23:59"),
+    ("working_hours = 3", "working_hours must be a table"),
+    ("", "needs working_hours: every policy has working hours"),
 ])
-def test_config_validation_follows_the_registry(tmp_path, rule, problem):
+def test_config_validation_follows_the_registry(tmp_path, line, problem):
+    """The policy distribution's keys and ranges are checked against the registry's params."""
     text = world_config_path(1).read_text()
-    inline = "{ " + ", ".join(f"{k} = {v!r}".replace("'", '"') for k, v in rule.items()) + " }"
-    same_type = re.search(r'\{ type = "' + rule["type"] + r'"[^}]*\}', text)
-    bad = text.replace(same_type.group(0) if same_type else '{ type = "buffer", minutes = 10 }', inline, 1)
+    key = line.split(" ")[0] or "working_hours"
+    section = text.index("[policy_distribution]")
+    found = re.compile(rf"^{key} = .*$", re.MULTILINE).search(text, section)
+    bad = (text[:found.start()] + line + text[found.end():] if found
+           else text[:section] + "[policy_distribution]\n" + line + text[section + len("[policy_distribution]"):])
     assert bad != text
     path = tmp_path / "world.toml"
     path.write_text(bad)

@@ -212,9 +212,11 @@ def test_level1_tools_return_one_clean_json_item(con, first):
         assert [s.name for s in env.tools] == sorted(LEVEL1)
         now = call_json(env, "get_current_time")
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", now["now"])
-        policy = call_json(env, "get_policy", policy_id="POL-ENG")
+        policy_id, hours = con.execute("select policy_id, params from policy_rules where world_id = 'world-l1' "
+                                       "and rule_type = 'working_hours' order by policy_id limit 1").fetchall()[0]
+        policy = call_json(env, "get_policy", policy_id=policy_id)
         assert [r["type"] for r in policy["rules"]][0] == "working_hours"
-        assert policy["rules"][0]["params"] == {"start": "09:00", "end": "17:30"}
+        assert policy["rules"][0]["params"] == json.loads(hours)
         busy = call_json(env, "get_busy_intervals", person_id=IDS[1]["person_id"], start_date="2026-03-02", end_date="2026-03-06")
         assert busy["busy"] and all(b["start"] < b["end"] for b in busy["busy"])
 
@@ -301,7 +303,8 @@ def test_policy_documents_show_every_rule_as_a_tag(con, first):
 
 def test_document_search_pages_hold_the_query(con, first):
     with ToolEnvironment(con, first[3]) as env:
-        for query in ("POL-SUP", "buffer", "no such words"):
+        policy_id = con.execute("select max(policy_id) from policies where world_id = 'world-l3'").fetchall()[0][0]
+        for query in (policy_id, "buffer", "no such words"):
             found = call_json(env, "search_policy_docs", query=query)
             for doc in found["documents"]:
                 for page in range(1, doc["pages"] + 1):
@@ -363,23 +366,24 @@ INJECTION = "'; drop table events; --"
 HUGE = "x" * 100_000
 
 
-IDS: dict[int, dict] = {}   # per level: a real room, person, project and thread of that level's world
+IDS: dict[int, dict] = {}   # per level: a real room, person, project, thread and policy of that level's world
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _real_ids(con):
     for level in (1, 2, 3):
-        IDS[level] = dict(zip(("room_id", "person_id", "project_id", "thread_id"), con.execute("""
+        IDS[level] = dict(zip(("room_id", "person_id", "project_id", "thread_id", "policy_id"), con.execute("""
             select (select min(room_id) from rooms),
                    (select min(person_id) from people p join worlds w using (world_id) where w.level = $level),
                    min(t.project_id), min(t.thread_id) filter (where t.project_id = (select min(project_id)
-                       from projects p join worlds w using (world_id) where w.level = $level))
+                       from projects p join worlds w using (world_id) where w.level = $level)),
+                   (select min(policy_id) from policies p join worlds w using (world_id) where w.level = $level)
             from threads t join worlds w using (world_id) where w.level = $level
         """, {"level": level}).fetchall()[0]))
 
 
 def valid_arguments(tool, level: int = 3) -> dict:
-    examples = {**IDS[level], "policy_id": "POL-ENG", "doc_id": "doc-1", "start_date": "2026-03-02", "end_date": "2026-03-06",
+    examples = {**IDS[level], "doc_id": "doc-1", "start_date": "2026-03-02", "end_date": "2026-03-06",
                 "query": "an", "page": 1, "limit": 5, "cursor": 0, "building": "North", "min_capacity": 2,
                 "feature": "video"}
     return {p.name: examples[p.name] for p in tool.params}

@@ -7,19 +7,12 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..warehouse.kinds import check_params, policy_rule_kinds
+from .policies import check_distribution
 
 
 
 class ConfigError(ValueError):
     """A world config that cannot be used; the message names the file and the key."""
-
-
-@dataclass(frozen=True)
-class PolicyConfig:
-    policy_id: str
-    name: str
-    rules: tuple[dict, ...]
 
 
 @dataclass(frozen=True)
@@ -36,7 +29,7 @@ class WorldConfig:
     calendar: dict
     instance: dict
     noise: dict
-    policies: tuple[PolicyConfig, ...]
+    policy_distribution: dict           # [policy_distribution]: see world/policies.py
     rooms: dict = field(default_factory=dict)
     requirements: dict = field(default_factory=dict)
 
@@ -53,17 +46,6 @@ def world_config_path(level: int, worlds_dir: Path | None = None) -> Path:
     return (worlds_dir or _default_worlds_dir()) / f"world_level{level}.toml"
 
 
-def _check_rule(where: str, rule: dict) -> None:
-    """A rule's type and params, against the constraint-kind registry."""
-    rule_types = [k.name for k in policy_rule_kinds()]
-    kind = rule.get("type")
-    if kind not in rule_types:
-        raise ConfigError(f"{where}: unknown rule type {kind!r} (known: {', '.join(rule_types)})")
-    problems = check_params(kind, {k: v for k, v in rule.items() if k != "type"})
-    if problems:
-        raise ConfigError(f"{where}: {problems[0]}")
-
-
 def load_world_config(path: Path) -> WorldConfig:
     try:
         raw = tomllib.loads(Path(path).read_text())
@@ -73,22 +55,16 @@ def load_world_config(path: Path) -> WorldConfig:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
     try:
         world = raw["world"]
-        policies = []
-        for i, pol in enumerate(raw["policies"]):
-            types = [r.get("type") for r in pol["rules"]]
-            if types.count("working_hours") != 1 or len(set(types)) != len(types):
-                raise ConfigError(f"{path}: policies[{i}] needs exactly one working_hours rule "
-                                  "and each other rule type at most once")
-            for j, rule in enumerate(pol["rules"]):
-                _check_rule(f"{path}: policies[{i}].rules[{j}]", rule)
-            policies.append(PolicyConfig(pol["policy_id"], pol["name"], tuple(pol["rules"])))
+        problems = check_distribution(raw["policy_distribution"])
+        if problems:
+            raise ConfigError(f"{path}: policy_distribution: {problems[0]}")
         config = WorldConfig(
             path=str(path), world_id=world["world_id"], level=int(world["level"]),
             seed=int(world["seed"]), timezone=world["timezone"],
             start_date=dt.date.fromisoformat(str(world["start_date"])), days=int(world["days"]),
             people=int(world["people"]), instances=int(world["instances"]),
             calendar=raw["calendar"], instance=raw["instance"], noise=raw.get("noise", {}),
-            policies=tuple(policies), rooms=raw.get("rooms", {}),
+            policy_distribution=raw["policy_distribution"], rooms=raw.get("rooms", {}),
             requirements=raw.get("requirements", {}),
         )
     except ConfigError:

@@ -17,6 +17,7 @@ from . import prose
 from ..timestamps import timestamp_text
 from .config import WorldConfig
 from .ids import id_key, opaque_id
+from .policies import blackout_label, draw_policies
 from .tags import render_tag
 from .worktime import at_work_index, spread_before, work_index
 
@@ -102,27 +103,11 @@ def _events(config: WorldConfig, rng: random.Random, people: list[dict]) -> list
     return events
 
 
-def _policies(config: WorldConfig) -> list[dict]:
-    return [
-        {
-            "policy_id": pol.policy_id,
-            "name": pol.name,
-            "rules": [
-                {
-                    "rule_id": f"{pol.policy_id}.{rule['type']}",
-                    "type": rule["type"],
-                    "params": {k: v for k, v in rule.items() if k != "type"},
-                }
-                for rule in pol.rules
-            ],
-        }
-        for pol in config.policies
-    ]
-
-
 def _rule_paragraph(rng: random.Random, policy_id: str, rule: dict) -> str:
     params = rule["params"]
     words = dict(params)
+    if rule["type"] == "blackout":
+        words["label"] = blackout_label(params["start"], params["end"])
     if "weekdays" in params:
         words["weekdays_text"] = ", ".join(params["weekdays"][:-1]) + (
             " and " if len(params["weekdays"]) > 1 else "") + params["weekdays"][-1]
@@ -321,7 +306,7 @@ def generate_world(config: WorldConfig) -> dict:
         "timezone": config.timezone,
         "people": people,
         "events": _events(config, rng, people),
-        "policies": _policies(config),
+        "policies": draw_policies(config),
     }
     if config.level >= 2:
         world["policy_docs"] = _policy_docs(config, rng, world["policies"])

@@ -151,9 +151,9 @@ RULE_PROSE = {
         "a meeting may start at {start} and must be over by {end}.",
         "Core hours run from {start} until {end}. Nothing is scheduled to start earlier or to run past {end}.",
     ),
-    "blackout": (
-        "The daily window from {start} to {end} is protected (lunch and recovery time); no meeting may overlap it.",
-        "Every day, {start}–{end} is kept free of meetings. A meeting that touches that window must move.",
+    "blackout": (   # {label}: what the window is for, by its time of day (policies.blackout_label)
+        "The daily window from {start} to {end} is protected ({label}); no meeting may overlap it.",
+        "Every day, {start}–{end} is kept free of meetings for {label}. A meeting that touches that window must move.",
     ),
     "buffer": (
         "Leave at least {minutes} minutes free before and after every meeting, measured against each attendee's other commitments.",
@@ -178,6 +178,9 @@ RULE_PROSE = {
         "a new meeting may not stretch any attendee's run past that.",
     ),
 }
+
+POLICY_NOUNS = ("core hours", "calendar etiquette", "meeting policy", "scheduling rules",
+                "meeting norms", "calendar guidelines")
 
 HANDBOOK_FILLER = (
     "Calendars are the source of truth for availability. Keep them current, and mark personal "
