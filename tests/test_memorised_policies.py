@@ -1,0 +1,142 @@
+"""A memorised-policy agent: it knows every policy of the public dev build (memorised from a build
+of the repository's configs) and reads only calendars and the clock. On the dev build that is
+worth a lot at level 1 (the policy is the only other source there); on a world drawn with another
+seed its memory names no policy of the world, and it falls to about the calendar-only baseline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import re
+import statistics
+from pathlib import Path
+
+import pytest
+
+from mpcbench.agents.baselines import DEFAULT_DURATION_MIN, CalendarOnlyAgent, DEFAULT_N, NO_ROOM, grid_starts
+from mpcbench.agents.scripted import DAY, OfflineAgent, Reader, Sources, Task, is_feasible, read_prompt
+from mpcbench.episode.tools import ToolEnvironment
+from mpcbench.grading.scoring import gold_keys, quick_score
+from mpcbench.warehouse import build, db
+
+WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
+INSTANCES = 40
+ALLOWED_TOOLS = {"get_busy_intervals", "get_current_time"}
+OTHER_SEED_OFFSET = 7919
+
+
+def memorise(con) -> dict[str, dict[str, dict]]:
+    """policy id -> rule type -> params, as a model trained on the public build would know them."""
+    memory: dict[str, dict[str, dict]] = {}
+    for policy_id, rule_type, params in con.execute(
+            "select policy_id, rule_type, params from policy_rules order by policy_id, position").fetchall():
+        memory.setdefault(policy_id, {})[rule_type] = json.loads(params)
+    return memory
+
+
+class MemorisedPolicyAgent(OfflineAgent):
+    """Applies the memorised rules of the prompt's policy to the participants' calendars. A policy
+    it does not know (or a prompt that names none) gets the typical working hours of the ones it
+    knows (median start and end), the best a memory of other worlds offers."""
+    name = "memorised-policy"
+
+    def __init__(self, memory: dict[str, dict[str, dict]]):
+        self.memory = memory
+        hours = [rules["working_hours"] for rules in memory.values()]
+        self.typical = {"working_hours": {"start": statistics.median_low(h["start"] for h in hours),
+                                          "end": statistics.median_low(h["end"] for h in hours)}}
+
+    def answer(self, env, feedback):
+        read = Reader(env)
+        task: Task = read_prompt(env.request, env.level)
+        task.now = read.now()
+        task.duration_min = task.duration_min or DEFAULT_DURATION_MIN
+        task.n = task.n or DEFAULT_N
+        busy = {p: read.busy(p, task.window_start - DAY, task.window_end + DAY) for p in task.participants}
+        src = Sources(self.memory.get(task.policy_id, self.typical), busy)
+        found = []
+        for start in grid_starts(task.days()):
+            if is_feasible(task, src, start, start + dt.timedelta(minutes=task.duration_min)):
+                found.append((start, NO_ROOM))
+                if len(found) == task.n:
+                    break
+        return found
+
+
+class Whitelisted:
+    """The environment with every tool but the allowed ones refused (a test failure)."""
+
+    def __init__(self, inner: ToolEnvironment):
+        self.inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def call(self, name, arguments, *, turn=1):
+        assert name in ALLOWED_TOOLS, f"the memorised-policy agent called {name}"
+        return self.inner.call(name, arguments, turn=turn)
+
+
+def scores(con, agent: OfflineAgent) -> dict[int, tuple[float, float]]:
+    """Per level: mean F1 and exact-match rate."""
+    ids = [r[0] for r in con.execute("select instance_id from instances order by level, position").fetchall()]
+    gold = gold_keys(con, ids)
+    per_level: dict[int, list] = {}
+    for instance_id in ids:
+        with ToolEnvironment(con, instance_id) as env:
+            answer = asyncio.run(agent.run(Whitelisted(env))).answer
+            per_level.setdefault(env.level, []).append(quick_score(env.level, answer, gold[instance_id]))
+    return {level: (sum(s.f1 for s in found) / len(found), sum(s.exact_match for s in found) / len(found))
+            for level, found in per_level.items()}
+
+
+def other_seed_worlds(tmp: Path) -> Path:
+    """The repository's configs with every seed moved: the same distribution, another draw."""
+    for path in WORLDS_DIR.glob("world_level*.toml"):
+        text = path.read_text()
+        seed = int(re.search(r"^seed = (\d+)", text, re.MULTILINE).group(1))
+        (tmp / path.name).write_text(re.sub(r"^seed = \d+", f"seed = {seed + OTHER_SEED_OFFSET}", text,
+                                            count=1, flags=re.MULTILINE))
+    return tmp
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("memorised")
+    paths = {"dev": tmp / "dev.duckdb", "other": tmp / "other.duckdb"}
+    build.build(paths["dev"], (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR)
+    build.build(paths["other"], (1, 2, 3), instances=INSTANCES,
+                worlds_dir=other_seed_worlds(tmp_path_factory.mktemp("worlds")))
+    cons = {name: db.connect(path, read_only=True) for name, path in paths.items()}
+    yield cons
+    for con in cons.values():
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def table(builds):
+    """(build, agent) -> level -> (F1, EM)."""
+    memory = memorise(builds["dev"])
+    return {(name, agent.name): scores(con, agent)
+            for name, con in builds.items()
+            for agent in (MemorisedPolicyAgent(memory), CalendarOnlyAgent())}
+
+
+def test_the_other_seed_draws_other_policies(builds):
+    dev, other = (set(memorise(con)) for con in builds.values())
+    assert dev and other and not dev & other
+
+
+def test_memorised_policies_solve_level_1_of_the_dev_build(table):
+    memorised, calendar = table["dev", "memorised-policy"], table["dev", "calendar-only"]
+    assert memorised[1][1] >= 0.95          # level 1 needs only the calendars and the policy
+    assert memorised[1][0] > calendar[1][0] + 0.5
+
+
+def test_memorised_policies_fall_to_the_calendar_only_baseline_on_another_draw(table):
+    memorised, calendar = table["other", "memorised-policy"], table["other", "calendar-only"]
+    for level in (1, 2, 3):
+        assert memorised[level][0] <= calendar[level][0] + 0.1, (level, memorised, calendar)
+        assert memorised[level][1] <= calendar[level][1] + 0.05, (level, memorised, calendar)
