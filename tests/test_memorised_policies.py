@@ -1,7 +1,8 @@
 """A memorised-policy agent: it knows every policy of the public dev build (memorised from a build
 of the repository's configs) and reads only calendars and the clock. On the dev build that is
 worth a lot at level 1 (the policy is the only other source there); on a world drawn with another
-seed its memory names no policy of the world, and it falls to about the calendar-only baseline.
+seed (the private test split, `--split test --secret-seed`) its memory names no policy of the
+world, and it falls to about the calendar-only baseline.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-import re
 import statistics
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from mpcbench.warehouse import build, db
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 INSTANCES = 40
 ALLOWED_TOOLS = {"get_busy_intervals", "get_current_time"}
-OTHER_SEED_OFFSET = 7919
+SECRET = "a secret this test never writes anywhere"
 
 
 def memorise(con) -> dict[str, dict[str, dict]]:
@@ -92,23 +92,13 @@ def scores(con, agent: OfflineAgent) -> dict[int, tuple[float, float]]:
             for level, found in per_level.items()}
 
 
-def other_seed_worlds(tmp: Path) -> Path:
-    """The repository's configs with every seed moved: the same distribution, another draw."""
-    for path in WORLDS_DIR.glob("world_level*.toml"):
-        text = path.read_text()
-        seed = int(re.search(r"^seed = (\d+)", text, re.MULTILINE).group(1))
-        (tmp / path.name).write_text(re.sub(r"^seed = \d+", f"seed = {seed + OTHER_SEED_OFFSET}", text,
-                                            count=1, flags=re.MULTILINE))
-    return tmp
-
-
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("memorised")
-    paths = {"dev": tmp / "dev.duckdb", "other": tmp / "other.duckdb"}
+    paths = {"dev": tmp / "dev.duckdb", "test": tmp / "test.duckdb"}
     build.build(paths["dev"], (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR)
-    build.build(paths["other"], (1, 2, 3), instances=INSTANCES,
-                worlds_dir=other_seed_worlds(tmp_path_factory.mktemp("worlds")))
+    build.build(paths["test"], (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR,
+                split="test", secret=SECRET)
     cons = {name: db.connect(path, read_only=True) for name, path in paths.items()}
     yield cons
     for con in cons.values():
@@ -124,7 +114,7 @@ def table(builds):
             for agent in (MemorisedPolicyAgent(memory), CalendarOnlyAgent())}
 
 
-def test_the_other_seed_draws_other_policies(builds):
+def test_the_test_split_draws_other_policies(builds):
     dev, other = (set(memorise(con)) for con in builds.values())
     assert dev and other and not dev & other
 
@@ -135,8 +125,8 @@ def test_memorised_policies_solve_level_1_of_the_dev_build(table):
     assert memorised[1][0] > calendar[1][0] + 0.5
 
 
-def test_memorised_policies_fall_to_the_calendar_only_baseline_on_another_draw(table):
-    memorised, calendar = table["other", "memorised-policy"], table["other", "calendar-only"]
+def test_memorised_policies_fall_to_the_calendar_only_baseline_on_the_test_split(table):
+    memorised, calendar = table["test", "memorised-policy"], table["test", "calendar-only"]
     for level in (1, 2, 3):
         assert memorised[level][0] <= calendar[level][0] + 0.1, (level, memorised, calendar)
         assert memorised[level][1] <= calendar[level][1] + 0.05, (level, memorised, calendar)

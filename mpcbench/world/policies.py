@@ -15,16 +15,16 @@ rule and its params' ranges; the registry's param types say how a param is drawn
   every weekday in `always` (default none).
 
 Every policy has working hours (its share is 1 and may not be given); a blackout is drawn inside
-them. Policy ids are a hash of (seed, level, index) and carry no meaning; a rule's id is
+them. Policy ids are a keyed permutation of the index (ids.py) and carry no meaning; a rule's id is
 `<policy_id>.<kind>`; names are generated.
 """
 
 from __future__ import annotations
 
-import hashlib
 import random
 
 from . import prose
+from .ids import id_key, opaque_id
 from ..warehouse.kinds import WEEKDAYS, Param, kind, policy_rule_kinds
 
 DEFAULT_CLOCK_STEP = 5
@@ -162,11 +162,6 @@ def _draw_params(rng: random.Random, name: str, spec: dict, hours: tuple[int, in
     return drawn
 
 
-def policy_id(seed: int, level: int, index: int) -> str:
-    digest = hashlib.sha256(f"mpcbench-policy/{seed}/{level}/{index}".encode()).hexdigest()
-    return f"POL-{digest[:6].upper()}"
-
-
 def draw_policies(config) -> list[dict]:
     """The world's policies: a function of (seed, level) and the distribution only."""
     table = config.policy_distribution
@@ -176,9 +171,7 @@ def draw_policies(config) -> list[dict]:
     chosen_names = rng.sample(names, count)
     policies = []
     for index in range(count):
-        pid = policy_id(config.seed, config.level, index)
-        if any(p["policy_id"] == pid for p in policies):
-            raise ValueError(f"policy id {pid} drawn twice: use another seed")
+        pid = f"POL-{opaque_id(id_key(config, 'policy'), index).upper()}"
         start, end = _draw_span(rng, table["working_hours"])
         rules = [("working_hours", {"start": _clock(start), "end": _clock(end)})]
         for k in policy_rule_kinds():
