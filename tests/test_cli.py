@@ -95,10 +95,11 @@ def test_missing_database_and_bad_levels_are_clear_errors(tmp_path):
 def test_a_broken_world_config_names_the_file_and_the_rule(tmp_path):
     worlds = tmp_path / "worlds"
     worlds.mkdir()
-    text = Path("worlds/world_level1.toml").read_text().replace('type = "buffer"', 'type = "bufer"', 1)
+    text = Path("worlds/world_level1.toml").read_text().replace("\nbuffer = {", "\nbufer = {", 1)
     (worlds / "world_level1.toml").write_text(text)
     result = runner.invoke(app, ["build", "--db", str(tmp_path / "x.duckdb"), "--levels", "1",
                                  "--worlds", str(worlds)], env={"COLUMNS": "200"})
     assert result.exit_code == 1
+    assert text != Path("worlds/world_level1.toml").read_text()
     assert "world_level1.toml" in result.output and "unknown rule type 'bufer'" in result.output
     assert not (tmp_path / "x.duckdb").exists()
