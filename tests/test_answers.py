@@ -98,6 +98,21 @@ def test_schema_room_id_only_at_level_3():
         assert "room_id" not in item["properties"] and item["additionalProperties"] is False
 
 
+def test_schema_says_the_answer_is_n_long_where_the_prompt_gives_n_and_keeps_level_3_n_hidden():
+    for level in (1, 2):
+        candidates = submit_tool(level, 4)["function"]["parameters"]["properties"]["candidates"]
+        assert candidates["maxItems"] == 4 and "first 4" in candidates["description"]
+        jsonschema.Draft202012Validator.check_schema(submit_schema(level, 4))
+    hidden = submit_schema(3)["properties"]["candidates"]
+    assert "maxItems" not in hidden and "as the project asks for" in hidden["description"]
+    with pytest.raises(ValueError, match="hidden"):
+        submit_schema(3, 4)
+    # a longer answer is not rejected: the grader cuts it to its first N (and counts it)
+    five = json.dumps({"candidates": [{"start": f"2026-03-02T09:{m:02d}"} for m in (0, 15, 30, 45)]
+                       + [{"start": "2026-03-02T10:00"}]})
+    assert parse_submission(five, 1).parse_ok and len(parse_submission(five, 1).candidates) == 5
+
+
 @pytest.mark.parametrize("bad", [0, 4, "1"])
 def test_bad_level_raises(bad):
     with pytest.raises(ValueError):

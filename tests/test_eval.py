@@ -163,7 +163,7 @@ def test_tool_calls_are_traced_with_their_errors(misbehaving_run):
     assert "not valid JSON" in not_json["error"][0]
 
 
-def test_requests_carry_tools_options_and_every_tool_result(misbehaving_run, db_path):
+def test_requests_carry_tools_options_and_every_tool_result(misbehaving_run, db_path, golds):
     _, requests, _ = misbehaving_run
     by_prompt = {prompt: i for i, _, prompt in instances(db_path)}
     l1 = [r for r in requests if by_prompt.get(r.messages[1]["content"]) == "L1-0001"]
@@ -172,6 +172,13 @@ def test_requests_carry_tools_options_and_every_tool_result(misbehaving_run, db_
     assert body["tool_choice"] == "auto" and "parallel_tool_calls" not in body
     names = [t["function"]["name"] for t in body["tools"]]
     assert names[-1] == "submit_candidates" and "get_policy" in names and "read_thread" not in names
+    # the answer is N long: said in the system prompt, and maxItems = N where the prompt gives N
+    assert "cut to its first N candidates" in body["messages"][0]["content"]
+    assert body["tools"][-1]["function"]["parameters"]["properties"]["candidates"]["maxItems"] == \
+        len(golds["L1-0001"])
+    l3 = [r for r in requests if by_prompt.get(r.messages[1]["content"]) == "L3-0004"]
+    assert "cut to its first N candidates" in l3[0].body["messages"][0]["content"]
+    assert "maxItems" not in l3[0].body["tools"][-1]["function"]["parameters"]["properties"]["candidates"]
     assert l1[0].headers["authorization"] == f"Bearer {SECRET}"
     second = l1[1].messages
     calls = second[2]["tool_calls"]

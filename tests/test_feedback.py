@@ -95,6 +95,24 @@ def test_binary_feedback_says_only_that_it_is_wrong_and_count_names_no_start(con
     assert asyncio.run(FeedbackGiver(con, "rule").give("L1-0002", 1, answer, turn=2, max_turns=2)) is None
 
 
+@pytest.mark.parametrize("instance_id", ["L1-0002", "L3-0002"])
+def test_feedback_judges_only_the_first_n_and_keeps_level_3_n_hidden(con, golds, instance_id):
+    level, gold = int(instance_id[1]), golds[instance_id]
+    n = len(gold)
+    wrong = shifted(gold, 15 * 97)                          # a day and 15 minutes later: wrong
+    sent = wrong[:1] + gold[1:] + shifted(gold, 15 * 193)  # N judged, N more dropped unread
+    items = [{"start": s, **({"room_id": r} if level == 3 else {})} for s, r in sent]
+    answer = parse_submission(json.dumps({"candidates": items}), level)
+    text = FeedbackGiver(con, "rule", "why").facts(instance_id, level, answer)
+    assert wrong[0][0] in text and not any(s in text for s, _ in sent[n:])  # the dropped ones are never judged
+    if level == 3:
+        assert "more candidates than the project asks for" in text
+        said = "\n".join(line for line in text.splitlines() if not line.startswith("- "))  # not its own candidates
+        assert not re.search(rf"\b({n}|{2 * n})\b", said), said
+    else:
+        assert f"You submitted {2 * n} candidates, but the request asks for {n}" in text
+
+
 def test_rule_feedback_names_the_broken_constraint_and_no_gold_slot(con, db_path, golds):
     """Every wrong candidate of the calendar-only baseline, on every instance: the feedback names
     each constraint the violation views find, and never a gold start the agent did not send."""

@@ -61,7 +61,7 @@ class NarrowEnvironment:
 
     def __init__(self, inner: ToolEnvironment):
         self.instance_id, self.level, self.prompt = inner.instance_id, inner.level, inner.prompt
-        self.request = inner.request
+        self.request, self.n_given = inner.request, inner.n_given
         self.tools, self.trace, self._call = inner.tools, inner.trace, inner.call
 
     def call(self, name, arguments, *, turn=1):

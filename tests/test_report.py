@@ -253,7 +253,10 @@ def test_ablation_section(ablation_report):
     # full − baseline over the 15 pairs without the error: (9 − (12 × 0.5 + 3 × 0.1)) / 15 = +0.18
     diff, lo, hi = re.fullmatch(r"([+-]\d\.\d\d) \[([+-]\d\.\d\d), ([+-]\d\.\d\d)\]", cells[6]).groups()
     assert diff == "+0.18" and float(lo) < 0.18 < float(hi)
-    assert cells[7] == "1"  # infrastructure errors, counted apart
+    # per feedback turn (2 of them): full − tools-only over the 15 pairs without the error,
+    # (9 − (12 × 0.75 + 3 × 0.35)) / 15 / 2 = −0.035 (tools-only: A, B, D 4 × 0.75, C 3 × 0.35)
+    assert cells[7] == "-0.035" and cells[8] == "+0.000"
+    assert cells[9] == "1"  # infrastructure errors, counted apart
     assert re.search(r"\| Level 2 \| abl-1 \| m1 \| 1\.00 \[1\.00, 1\.00\], EM 100% \|", sec)
     assert "old-model" not in sec
 

@@ -246,3 +246,37 @@ def test_a_free_fitting_room_that_the_tie_break_does_not_pick(con, golds):
     (failure,) = [f for f in failures if f["cause"] == "violation"]
     assert failure["source_row_id"] == golds[instance_id][rank - 1][1]  # names the room it should have been
     assert row["failure_cause"] == "rooms:room_tie_break"
+
+
+# --- an answer is N long ---------------------------------------------------------------------
+
+def later_grid_starts(gold: list[tuple], count: int) -> list[tuple]:
+    """`count` on-grid keys after the last gold start (wrong: not in the gold answer)."""
+    import datetime as dt
+    last = dt.datetime.fromisoformat(max(s for s, _ in gold))
+    room = gold[0][1]
+    return [((last + dt.timedelta(minutes=15 * k)).strftime("%Y-%m-%dT%H:%M"), room) for k in range(1, count + 1)]
+
+
+@pytest.mark.parametrize("instance_id", ["L1-0001", "L2-0001", "L3-0001"])
+def test_candidates_past_the_nth_are_dropped_unscored_and_counted(con, golds, instance_id):
+    gold = golds[instance_id]
+    n = len(gold)
+    row, candidates, _ = score_one(con, instance_id, gold + later_grid_starts(gold, 7))
+    assert row["exact_match"] and row["precision"] == 1 and row["n_pred"] == n
+    assert (row["n_submitted"], row["over_submitted"]) == (n + 7, True)
+    assert [c["position"] for c in candidates] == list(range(1, n + 1))   # the extra ones are not judged
+    # the gold answer after a wrong first candidate: the N-th gold key is cut off, F1 drops
+    row, candidates, _ = score_one(con, instance_id, later_grid_starts(gold, 1) + gold)
+    assert not row["exact_match"] and row["n_correct"] == n - 1 and row["n_submitted"] == n + 1
+    assert all(c["start"] != gold[-1][0] for c in candidates)
+
+
+def test_answers_of_n_or_fewer_score_as_before(con, golds):
+    gold = golds["L2-0001"]
+    for keys in (gold, gold[:1], later_grid_starts(gold, len(gold)), gold[1:] + later_grid_starts(gold, 1)):
+        row, _, _ = score_one(con, "L2-0001", keys)
+        plain = score_keys(keys, gold)
+        assert (row["n_pred"], row["n_correct"], row["f1"], row["exact_match"]) == \
+            (plain.n_pred, plain.n_correct, plain.f1, plain.exact_match)
+        assert row["n_submitted"] == len(keys) and not row["over_submitted"]

@@ -76,7 +76,9 @@ _ANSWER = """
 
 Answer with the N earliest valid candidates, earliest first, with distinct start times. When you
 know them, call submit_candidates with {{"candidates": [{example}, ...]}}. If it answers with an
-error, fix the arguments and call it again."""
+error, fix the arguments and call it again.
+The answer is cut to its first N candidates, N {n_source}: any candidate after
+them is dropped unjudged, so sending more never helps."""
 
 
 def system_prompt(level: int) -> str:
@@ -84,7 +86,8 @@ def system_prompt(level: int) -> str:
     example = '{"start": "2026-03-02T09:30", "room_id": "..."}' if level == 3 else '{"start": "2026-03-02T09:30"}'
     return (_INTRO + _source_rules("calendar") + _source_rules("policy")
             + (_source_rules("threads") if level >= 2 else "") + (_REQUIREMENTS if level == 3 else "")
-            + _ANSWER.format(example=example))
+            + _ANSWER.format(example=example, n_source="as the project's threads ask for it" if level == 3
+                             else "as the request states it"))
 
 
 @dataclass(frozen=True)
@@ -140,7 +143,7 @@ class OpenAIAgent:
 
     async def turn(self, env: Environment, messages: list[dict], out: AgentOutput, *, turn: int) -> None:
         """Steps until an answer, the step limit or an infrastructure error; fills `out`."""
-        tools = [spec.openai() for spec in env.tools] + [submit_tool(env.level)]
+        tools = [spec.openai() for spec in env.tools] + [submit_tool(env.level, env.n_given)]
         while out.steps < self.options.max_steps:
             try:
                 result = await self.client.complete(self.request(messages, tools))

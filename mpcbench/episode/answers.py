@@ -62,8 +62,12 @@ class ParsedAnswer:
     error: str | None
 
 
-def submit_schema(level: int) -> dict:
-    """JSON Schema of the submit_candidates arguments (OpenAI function-parameters format)."""
+def submit_schema(level: int, n: int | None = None) -> dict:
+    """JSON Schema of the submit_candidates arguments (OpenAI function-parameters format); with
+    `n` (the N a level-1/2 prompt states), `maxItems` says the answer is cut to N candidates.
+
+    Answers are checked against the schema without `n`: a longer answer is not an error, it is
+    cut to its first N by the grader (and counted as over-submitted)."""
     _check_level(level)
     item: dict = {"type": "object", "properties": {"start": {
         "type": "string", "pattern": START_PATTERN,
@@ -73,20 +77,27 @@ def submit_schema(level: int) -> dict:
         item["properties"]["room_id"] = {"type": "string", "minLength": 1,
                                          "description": "The room_id of the room booked for this start."}
         item["required"] = ["start", "room_id"]
-    return {"type": "object",
-            "properties": {"candidates": {"type": "array", "items": item,
-                                          "description": "The proposed meetings, earliest first."}},
+    if level == 3 and n is not None:
+        raise ValueError("level 3 keeps N hidden (the agent finds it in the threads): no maxItems")
+    candidates: dict = {"type": "array", "items": item, "description": "The proposed meetings, earliest first."}
+    if n is not None:
+        candidates["maxItems"] = n
+        candidates["description"] += f" At most {n}: any candidate after the first {n} is dropped unjudged."
+    elif level == 3:
+        candidates["description"] += (" As many as the project asks for: any candidate after that many is "
+                                      "dropped unjudged.")
+    return {"type": "object", "properties": {"candidates": candidates},
             "required": ["candidates"], "additionalProperties": False}
 
 
-def submit_tool(level: int) -> dict:
-    """The OpenAI tool entry for submit_candidates at this level."""
+def submit_tool(level: int, n: int | None = None) -> dict:
+    """The OpenAI tool entry for submit_candidates at this level (`n`: see `submit_schema`)."""
     what = "start time and room_id" if level == 3 else "start time"
     return {"type": "function", "function": {
         "name": SUBMIT_TOOL_NAME,
         "description": f"Submit the final answer: the candidate meetings, each with its {what}. "
                        f"Times are {_START_FORMAT}.",
-        "parameters": submit_schema(level)}}
+        "parameters": submit_schema(level, n)}}
 
 
 def normalize_start(value: object) -> tuple[str | None, str | None]:

@@ -104,7 +104,7 @@ class ContextEnvironment:
 
     def __init__(self, inner: ToolEnvironment, *, answer_calls: bool = False):
         self.inner, self.answer_calls = inner, answer_calls
-        self.instance_id, self.level = inner.instance_id, inner.level
+        self.instance_id, self.level, self.n_given = inner.instance_id, inner.level, inner.n_given
         self.request, self.prompt = inner.request, context_prompt(inner)
         self.tools: list = []
         self.trace = inner.trace

@@ -56,6 +56,7 @@ class AgentOutput:
 class Environment(Protocol):
     instance_id: str
     level: int
+    n_given: int | None                  # N, the answer's length, where the prompt states it (levels 1-2)
     prompt: str                          # what the agent is told (in context mode: with every source)
     request: str                         # the instance prompt alone
     tools: list[ToolSpec]                # the level's catalog (submit_candidates not included)

@@ -36,13 +36,14 @@ class ToolEnvironment:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, instance_id: str):
         self.con = con.cursor()
-        found = self.con.execute("select level, world_id, prompt, now from instances where instance_id = $id",
+        found = self.con.execute("select level, world_id, prompt, now, given from instances where instance_id = $id",
                                  {"id": instance_id}).fetchall()
         if not found:
             self.con.close()
             raise KeyError(f"no instance {instance_id!r} in the database")
         self.instance_id = instance_id
-        self.level, self.world_id, self.prompt, self.now = found[0]
+        self.level, self.world_id, self.prompt, self.now, given = found[0]
+        self.n_given = json.loads(given).get("n")  # N where the prompt states it (levels 1-2)
         self.request = self.prompt
         self._tools = {tool.name: tool for tool in catalog(self.level)}
         self.tools: list[ToolSpec] = [tool.spec for tool in self._tools.values()]

@@ -13,7 +13,9 @@ one of these and lets it continue:
 - `llm`: a model (through the same client, `--feedback-model`) rewrites the `rule` facts.
 
 Feedback names only the agent's own candidates and never a gold one: it says a candidate is
-wrong, or valid but not among the earliest, never which start would have been right.
+wrong, or valid but not among the earliest, never which start would have been right. It judges
+only the answer's first N candidates (the rest are dropped, `scoring.judged`), so over K turns it
+can certify at most N·(K−1) starts before the last answer (docs/semantics.md).
 """
 
 from __future__ import annotations
@@ -72,6 +74,16 @@ def _why(candidate: dict) -> str:
     return "; ".join(reasons)
 
 
+def _cut_text(level: int, answer_row: dict) -> str:
+    """What an answer longer than N is told: only its first N candidates were judged."""
+    if level == 3:
+        return ("Your answer has more candidates than the project asks for: only the first ones, as many as "
+                "it asks for, were judged; the rest were dropped unread.")
+    n, submitted = answer_row["n_gold"], answer_row["n_submitted"]
+    return (f"You submitted {submitted} candidates, but the request asks for {n}: only the first {n} were "
+            f"judged; the other {submitted - n} were dropped unread.")
+
+
 def rule_text(level: int, answer_row: dict, candidates: list[dict], detail: str) -> str:
     """Feedback on one scored answer (a `score_episodes` answer row and its candidate rows)."""
     if not answer_row["parse_ok"]:
@@ -79,16 +91,18 @@ def rule_text(level: int, answer_row: dict, candidates: list[dict], detail: str)
                 f"{SUBMIT_TOOL_NAME} with the candidates in the documented format.")
     wrong = [c for c in candidates if not c["in_gold"] or c["is_duplicate"]]
     lines = ["Your answer is not correct yet."]
+    if answer_row["over_submitted"]:
+        lines.append(_cut_text(level, answer_row))
+    # at level 3 N is the agent's to find: a cut answer's length would give it away
+    of_yours = "of the judged" if level == 3 and answer_row["over_submitted"] else f"of your {len(candidates)}"
     if wrong:
-        lines.append(f"{len(wrong)} of your {len(candidates)} candidates {'is' if len(wrong) == 1 else 'are'} wrong"
+        lines.append(f"{len(wrong)} {of_yours} candidates {'is' if len(wrong) == 1 else 'are'} wrong"
                      + (":" if detail != "count" else "."))
         if detail != "count":
             lines += [f"- {_label(c, level)}" + (f": {_why(c)}" if detail == "why" else "") for c in wrong]
     distinct = answer_row["n_pred"] - sum(1 for c in candidates if c["is_duplicate"])
     if distinct < answer_row["n_gold"]:
         lines.append("The answer has fewer candidates than the request asks for.")
-    elif distinct > answer_row["n_gold"]:
-        lines.append("The answer has more candidates than the request asks for.")
     lines.append(f"Fix it and call {SUBMIT_TOOL_NAME} again.")
     return "\n".join(lines)
 

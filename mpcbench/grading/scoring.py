@@ -6,8 +6,10 @@
 
 A candidate's key is its start at levels 1-2 and (start, room_id) at level 3. Precision, recall
 and F1 compare the set of predicted keys with the oracle's N keys (a repeated key counts once);
-exact match iff the sets are equal. A candidate the parser flagged (unreadable, off the grid,
-with a UTC offset, no room at level 3) is a wrong prediction of its own. Rank-aware scores:
+exact match iff the sets are equal. An answer is its first N candidates (`judged`): the ones past
+the N-th are dropped unscored and only counted (`n_submitted`, `over_submitted`). A candidate the
+parser flagged (unreadable, off the grid, with a UTC offset, no room at level 3) is a wrong
+prediction of its own. Rank-aware scores:
 `first_correct` (the first candidate is the oracle's first) and `ndcg` (graded: the oracle's
 rank-1 candidate is worth N, its last one 1, so the right set in the wrong order scores < 1).
 
@@ -29,7 +31,9 @@ from ..episode.answers import Candidate, ParsedAnswer
 from ..timestamps import TIME_FORMAT
 from ..warehouse.db import SQL_DIR, records
 
-GRADER_VERSION = "1"
+# 2: an answer is its first N candidates (N: the gold answer's length); the rest are dropped before
+# scoring and counted (n_submitted, over_submitted). Answers of N or fewer score as under version 1.
+GRADER_VERSION = "2"
 
 # Which source a tool reads (a call that answered without error counts as reading it). Tools
 # that only list ids or find pages (list_policies, list_threads, search_policy_docs,
@@ -172,9 +176,15 @@ def gold_keys(con: duckdb.DuckDBPyConnection, instance_ids: list[str]) -> dict[s
     return gold
 
 
+def judged(answer: ParsedAnswer | None, n: int) -> tuple[tuple[Candidate, ...], int]:
+    """(the candidates that are judged: the first n, the number submitted) of an answer."""
+    candidates = answer.candidates if answer is not None and answer.parse_ok else ()
+    return candidates[:n], len(candidates)
+
+
 def quick_score(level: int, answer: ParsedAnswer | None, gold: list[Key]) -> KeyScores:
     """Set scores only (no database): for progress bars."""
-    candidates = answer.candidates if answer is not None and answer.parse_ok else ()
+    candidates, _ = judged(answer, len(gold))
     return score_keys([candidate_key(level, c, i) for i, c in enumerate(candidates, 1)], gold)
 
 
@@ -209,7 +219,7 @@ def score_episodes(con: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> S
                               "tool": str(call["tool"]), "error": call.get("error")})
             for ta in e.answers:
                 answer = ta.answer
-                candidates = answer.candidates if answer is not None and answer.parse_ok else ()
+                candidates, n_submitted = judged(answer, len(gold[e.instance_id]))
                 keys = [candidate_key(e.level, c, i) for i, c in enumerate(candidates, 1)]
                 s = score_keys(keys, gold[e.instance_id])
                 seen: set = set()
@@ -226,7 +236,7 @@ def score_episodes(con: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> S
                     "parse_ok": bool(answer is not None and answer.parse_ok),
                     "answer_path": answer.path if answer is not None else None,
                     "parse_error": answer.error if answer is not None else "no answer",
-                    "n_distinct_pred": s.n_distinct, "n_gold": s.n_gold, "scores": s})
+                    "n_distinct_pred": s.n_distinct, "n_gold": s.n_gold, "n_submitted": n_submitted, "scores": s})
         _insert(cur, "eval_predictions",
                 "instance_id varchar, trial integer, turn integer, position integer, start_text varchar, "
                 "starts_at timestamp, room_id varchar, raw varchar, problem varchar, problem_kinds varchar[], "
@@ -275,7 +285,8 @@ def score_episodes(con: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> S
         cause = primary.get(key) if not s.exact_match else None
         answers.append({
             **{k: r[k] for k in ("instance_id", "trial", "turn", "level", "parse_ok", "answer_path", "parse_error")},
-            "n_pred": s.n_pred, "n_correct": s.n_correct, "n_gold": s.n_gold,
+            "n_pred": s.n_pred, "n_submitted": r["n_submitted"], "over_submitted": r["n_submitted"] > s.n_gold,
+            "n_correct": s.n_correct, "n_gold": s.n_gold,
             "precision": s.precision, "recall": s.recall, "f1": s.f1, "exact_match": s.exact_match,
             "first_correct": s.first_correct, "ndcg": s.ndcg,
             **cause_columns(cause),

@@ -32,7 +32,8 @@ from .summary import summarize
 S, I, F, B, L = pl.String, pl.Int64, pl.Float64, pl.Boolean, pl.List(pl.String)
 RUNS_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "agent": S, "model": S, "mode": S, "trial": I, "turns": I,
-    "steps": I, "parse_ok": B, "answer_path": S, "parse_error": S, "n_pred": I, "n_correct": I, "n_gold": I,
+    "steps": I, "parse_ok": B, "answer_path": S, "parse_error": S, "n_pred": I, "n_submitted": I,
+    "over_submitted": B, "n_correct": I, "n_gold": I,
     "precision": F, "recall": F, "f1": F, "exact_match": B, "first_correct": B, "ndcg": F,
     "failure_cause": S, "failure_source": S, "failure_stage": S, "failure_detail": S,
     "sources_required": L, "sources_read": L, "source_coverage": F,
@@ -51,7 +52,8 @@ TOOL_CALLS_SCHEMA = {
     "arguments": S, "result_chars": I, "latency_ms": F, "error": S, "via": S, "cell": I,
 }
 TURNS_SCHEMA = {
-    "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "parse_ok": B, "n_pred": I, "n_correct": I,
+    "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "parse_ok": B, "n_pred": I,
+    "n_submitted": I, "over_submitted": B, "n_correct": I,
     "precision": F, "recall": F, "f1": F, "exact_match": B, "failure_cause": S, "feedback_text": S,
 }
 FAILURES_SCHEMA = {

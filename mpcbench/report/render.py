@@ -125,7 +125,10 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
                                 "a paired bootstrap 95% interval (resampling instances). Configs: baseline (context, "
                                 "no feedback), tools-only (tools, no feedback), feedback-only (context, feedback), "
                                 "full (tools, feedback), and with --ablation-code code-only (code, no feedback) and "
-                                "code-full (code, feedback). Infrastructure errors are left out of every pair."))
+                                "code-full (code, feedback). ΔF1 per feedback turn (the feedback budget's yield): "
+                                "full minus tools-only, feedback-only minus baseline (and code-full minus "
+                                "code-only), in mean F1 over the same pairs, divided by the feedback turns (max "
+                                "turns − 1). Infrastructure errors are left out of every pair."))
     if any(r.max_turns > 1 for r in runs):
         turns_h, turns_b, curves = turns_table(groups)
         plotted = plot_turns(curves, out / "success_by_turn.png")

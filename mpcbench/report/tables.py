@@ -95,7 +95,7 @@ def _episodes(g: Group) -> str:
 
 def results_table(groups: list[Group]) -> tuple[list[str], list[list[str]], list[dict]]:
     header = ["Level", "Model", "Episodes", "Avg F1 [95% CI]", "EM rate", "First correct", "NDCG",
-              "Parse failures", "Infra errors", "Primary failure causes"]
+              "Parse failures", "Over-submitted", "Infra errors", "Primary failure causes"]
     body, stats = [], []
     for g in groups:
         scored = g.scored
@@ -114,7 +114,10 @@ def results_table(groups: list[Group]) -> tuple[list[str], list[list[str]], list
                      f"{_num(mean_f1)} [{_num(ci[0])}, {_num(ci[1])}]" if ci else "—",
                      _pct(stats[-1]["em_rate"]), _pct(mean([float(r["first_correct"]) for r in scored])),
                      _num(mean([r["ndcg"] for r in scored])),
-                     str(sum(1 for r in scored if not r["parse_ok"])), str(len(g.rows) - len(scored)), cause_text])
+                     str(sum(1 for r in scored if not r["parse_ok"])),
+                     # runs scored before grader version 2 have no over_submitted column: "—"
+                     _pct(mean([float(r["over_submitted"]) for r in scored if r.get("over_submitted") is not None])),
+                     str(len(g.rows) - len(scored)), cause_text])
     return header, body, stats
 
 
@@ -249,14 +252,22 @@ def modes_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
+# (with feedback, the same without): their paired F1 gap over the feedback turns is the feedback budget's yield
+FEEDBACK_PAIRS = (("full", "tools-only"), ("feedback-only", "baseline"), ("code-full", "code-only"))
+
+
 def ablation_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
-    """Per level and ablation: each config's mean F1 [95% CI] and EM rate, and each config minus the
-    baseline in mean F1 with a paired bootstrap interval (pairs: instance and trial; resampling instances)."""
+    """Per level and ablation: each config's mean F1 [95% CI] and EM rate, each config minus the
+    baseline in mean F1 with a paired bootstrap interval (pairs: instance and trial; resampling
+    instances), and the gain per feedback turn: a feedback config minus its twin without feedback
+    in mean F1 (paired), divided by the feedback turns it had (max_turns − 1)."""
     present = {g.run.ablation[1] for g in groups if g.run.ablation}
     names = list(ABLATION_CONFIGS) + [c for c in ABLATION_CODE_CONFIGS if c in present]
     diffs = [c for c in names if c != "baseline"]
+    pairs = [(a, b) for a, b in FEEDBACK_PAIRS if a in names and b in names]
     header = (["Level", "Ablation", "Model"] + [f"{c}: F1 [95% CI], EM" for c in names]
-              + [f"{c} − baseline: ΔF1 [95% CI]" for c in diffs] + ["Infra errors"])
+              + [f"{c} − baseline: ΔF1 [95% CI]" for c in diffs]
+              + [f"{a} − {b}: ΔF1 per feedback turn" for a, b in pairs] + ["Infra errors"])
     configs: dict[tuple[int, str], dict[str, Group]] = {}
     for g in groups:
         if g.run.ablation:
@@ -275,6 +286,11 @@ def ablation_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
             keys = [k for k in base if k in f1_of.get(name, {})]
             d = paired_diff_ci([base[k] for k in keys], [f1_of[name][k] for k in keys], [k[0] for k in keys])
             cells.append(f"{_signed(d[0])} [{_signed(d[1])}, {_signed(d[2])}]" if d else "—")
+        for with_feedback, without in pairs:
+            keys = [k for k in f1_of.get(without, {}) if k in f1_of.get(with_feedback, {})]
+            feedback_turns = by_name[with_feedback].run.max_turns - 1 if with_feedback in by_name else 0
+            gain = mean([f1_of[with_feedback][k] - f1_of[without][k] for k in keys])
+            cells.append("—" if gain is None or feedback_turns < 1 else f"{round(gain / feedback_turns, 3) + 0.0:+.3f}")
         meta = next(iter(by_name.values())).run.meta
         model = meta.get("model") or meta.get("agent") or ""
         errors = sum(len(g.rows) - len(g.scored) for g in by_name.values())
