@@ -43,14 +43,15 @@ def percentile(values: list[float], q: float) -> float:
 def extra_calls(level: int, trace, k: int) -> list[tuple[str, dict]]:
     """Calls of tools the solver does not need, with arguments from its own calls."""
     calls: list[tuple[str, dict]] = [("list_policies", {})]
-    busy = [json.loads(c.arguments) for c in trace if c.tool == "get_busy_intervals"]
+    busy = [{key: v for key, v in json.loads(c.arguments).items() if key in ("person_id", "start_date", "end_date")}
+            for c in trace if c.tool in ("get_busy_intervals", "list_events")]
     if level >= 2:
         calls += [("list_projects", {}), ("list_projects", {"cursor": 20 * (k % 3)}),
                   ("search_messages", {"query": SEARCH_WORDS[k % len(SEARCH_WORDS)]}),
                   ("search_policy_docs", {})]
+        calls += [("list_events", {**args, "limit": 20}) for args in busy]   # smaller pages than the solver's
     if level == 3:
-        for args in busy:
-            calls += [("list_events", {**args, "limit": 20}), ("get_person", {"person_id": args["person_id"]})]
+        calls += [("get_person", {"person_id": args["person_id"]}) for args in busy]
         calls += [("search_people", {"query": ["Ana", "Ben", "Chloe", "Daniel", "Elena"][k % 5]}),
                   ("list_rooms", {"min_capacity": 6}), ("list_rooms", {"feature": "video"})]
     return calls

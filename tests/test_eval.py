@@ -89,7 +89,7 @@ def misbehaving_run(db_path, golds, tmp_path_factory):
         # bad submit arguments, an unknown tool, bad tool arguments; then it fixes its answer
         "L2-0003": [reply_tool_calls([("submit_candidates", bad_args)]),
                     reply_tool_calls([("book_room", {"room": "A-1"}),
-                                      ("get_busy_intervals", {"person_id": "p-001", "start_date": "March 3",
+                                      ("list_events", {"person_id": "p-001", "start_date": "March 3",
                                                               "end_date": "2026-03-04"})]),
                     submit(g["L2-0003"], 2)],
         # an empty choices list, every time
@@ -155,7 +155,7 @@ def test_tool_calls_are_traced_with_their_errors(misbehaving_run):
     assert first["tool"].to_list() == ["get_current_time", "list_policies", "submit_candidates"]
     assert first["error"].to_list() == [None, None, None]
     fixed = calls.filter(pl.col("instance_id") == "L2-0003").sort("step")
-    assert fixed["tool"].to_list() == ["submit_candidates", "book_room", "get_busy_intervals", "submit_candidates"]
+    assert fixed["tool"].to_list() == ["submit_candidates", "book_room", "list_events", "submit_candidates"]
     errors = fixed["error"].to_list()
     assert "must be YYYY-MM-DDTHH:MM" in errors[0] and "no tool named" in errors[1] and "date" in errors[2]
     assert errors[3] is None

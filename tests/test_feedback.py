@@ -199,7 +199,7 @@ def test_context_mode_holds_every_required_source(con, db_path):
             env = ContextEnvironment(inner)
             prompt = env.prompt
             assert env.tools == [] and prompt.startswith(inner.prompt) and env.request == inner.prompt
-        calendar = "list_events" if level == 3 else "get_busy_intervals"
+        calendar = "get_busy_intervals" if level == 1 else "list_events"
         assert participants
         for person in participants:
             assert f'### {calendar} {{"person_id": "{person}"' in prompt

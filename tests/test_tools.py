@@ -32,9 +32,9 @@ FORBIDDEN = {"instances", "requirements", "requirement_participants", "build_sta
 FORBIDDEN_PREFIXES = ("int_", "oracle_", "mat_")
 
 LEVEL1 = {"get_current_time", "get_busy_intervals", "list_policies", "get_policy"}
-LEVEL2 = {"get_current_time", "get_busy_intervals", "list_policies", "search_policy_docs", "read_policy_doc",
+LEVEL2 = {"get_current_time", "list_events", "list_policies", "search_policy_docs", "read_policy_doc",
           "list_projects", "list_threads", "read_thread", "search_messages"}
-LEVEL3 = LEVEL2 | {"search_people", "get_person", "list_events", "list_rooms", "get_room_availability"}
+LEVEL3 = LEVEL2 | {"search_people", "get_person", "list_rooms", "get_room_availability"}
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +55,12 @@ def con(db_path):
 def first(con):
     """The first instance id of each level."""
     return dict(con.execute("select level, min(instance_id) from instances group by level").fetchall())
+
+
+@pytest.fixture
+def env1(con, first):
+    with ToolEnvironment(con, first[1]) as env:
+        yield env
 
 
 @pytest.fixture
@@ -221,21 +227,55 @@ def test_level1_tools_return_one_clean_json_item(con, first):
         assert busy["busy"] and all(b["start"] < b["end"] for b in busy["busy"])
 
 
-def test_busy_intervals_leave_out_cancelled_events_that_list_events_shows(con, env3):
-    person, first_day, last_day = IDS[3]["person_id"], "2026-03-02", "2026-04-01"
-    busy = call_json(env3, "get_busy_intervals", person_id=person, start_date=first_day, end_date=last_day)["busy"]
-    events = []
-    cursor = 0
+def all_events(env, person, first_day, last_day) -> list[dict]:
+    events, cursor = [], 0
     while cursor is not None:
-        page = call_json(env3, "list_events", person_id=person, start_date=first_day, end_date=last_day,
+        page = call_json(env, "list_events", person_id=person, start_date=first_day, end_date=last_day,
                          limit=7, cursor=cursor)
         events += page["events"]
         cursor = page["next_cursor"]
-    assert {e["status"] for e in events} == {"confirmed", "tentative", "cancelled"}
-    assert [{"start": e["start"], "end": e["end"]} for e in events if e["status"] != "cancelled"] == busy
-    expected = con.execute("select count(*) from events where world_id = 'world-l3' and person_id = $p "
-                           "and starts_at < date '2026-04-02' and ends_at > date '2026-03-02'", {"p": person}).fetchall()
-    assert len(events) == expected[0][0]
+    return events
+
+
+def blocking(con, world_id, person, first_day, last_day, *statuses) -> list[dict]:
+    rows = con.execute("select strftime(starts_at, '%Y-%m-%dT%H:%M'), strftime(ends_at, '%Y-%m-%dT%H:%M') "
+                       "from events where world_id = $w and person_id = $p and list_contains($s, status) "
+                       "and starts_at < cast($last as date) + interval '1' day and ends_at > cast($first as date) "
+                       "order by starts_at, ends_at",
+                       {"w": world_id, "p": person, "s": list(statuses), "first": first_day, "last": last_day})
+    return [{"start": s, "end": e} for s, e in rows.fetchall()]
+
+
+def person_with_every_status(con, world_id, first_day, last_day) -> str:
+    """A person of the world with confirmed, tentative and cancelled events in the range."""
+    return con.execute("select min(person_id) from (select person_id from events where world_id = $w "
+                       "and starts_at < cast($last as date) + interval '1' day and ends_at > cast($first as date) "
+                       "group by person_id having count(distinct status) = 3)",
+                       {"w": world_id, "first": first_day, "last": last_day}).fetchone()[0]
+
+
+def test_level_1_busy_intervals_leave_out_cancelled_events(con, env1):
+    first_day, last_day = "2026-03-02", "2026-04-01"
+    person = person_with_every_status(con, env1.world_id, first_day, last_day)
+    busy = call_json(env1, "get_busy_intervals", person_id=person, start_date=first_day, end_date=last_day)["busy"]
+    assert busy == blocking(con, env1.world_id, person, first_day, last_day, "confirmed", "tentative")
+    assert blocking(con, env1.world_id, person, first_day, last_day, "cancelled")  # there were some to leave out
+
+
+@pytest.mark.parametrize("level", [2, 3])
+def test_from_level_2_the_calendar_shows_every_event_with_its_status(con, first, level):
+    """Applying the status rule (cancelled events do not block) is the agent's job from level 2 on:
+    the busy-interval tool, which applies it, is not offered there."""
+    first_day, last_day = "2026-03-02", "2026-04-01"
+    with ToolEnvironment(con, first[level]) as env:
+        person = person_with_every_status(con, env.world_id, first_day, last_day)
+        events = all_events(env, person, first_day, last_day)
+        assert {e["status"] for e in events} == {"confirmed", "tentative", "cancelled"}
+        every = [{"start": e["start"], "end": e["end"]} for e in events]
+        assert sorted(every, key=lambda e: (e["start"], e["end"])) == \
+            blocking(con, env.world_id, person, first_day, last_day, "confirmed", "tentative", "cancelled")
+        assert env.call("get_busy_intervals", {"person_id": person, "start_date": first_day,
+                                               "end_date": last_day}).startswith("error: there is no tool named")
 
 
 def test_cursor_paging_is_stable_and_says_how_many_remain(env3):
@@ -452,13 +492,13 @@ def test_injection_strings_are_plain_values(con, first):
     ("2026-03-01", "2026-05-01", ("at most 32 days",)),
     ("2026-03-02T09:00", "2026-03-03", ("start_date",)),
 ])
-def test_bad_dates(env3, start, end, words):
-    for name in ("get_busy_intervals", "list_events"):
-        assert_error(env3, name, {"person_id": IDS[3]["person_id"], "start_date": start, "end_date": end}, *words)
+def test_bad_dates(env1, env3, start, end, words):
+    for env, name in ((env1, "get_busy_intervals"), (env3, "list_events")):
+        assert_error(env, name, {"person_id": IDS[env.level]["person_id"], "start_date": start, "end_date": end}, *words)
 
 
 @pytest.mark.parametrize("name, arguments, words", [
-    ("get_busy_intervals", {"person_id": "p-999", "start_date": "2026-03-02", "end_date": "2026-03-03"},
+    ("list_events", {"person_id": "p-999", "start_date": "2026-03-02", "end_date": "2026-03-03"},
      ("No person has person_id 'p-999'",)),
     ("get_person", {"person_id": INJECTION}, ("No person has person_id", "search_people")),
     ("read_thread", {"thread_id": "PRJ-99999-t1"}, ("No thread", "list_threads")),

@@ -31,6 +31,7 @@ GRID = dt.timedelta(minutes=15)
 DAY = dt.timedelta(days=1)
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 CONSTRAINT_TAGS = ("deadline", "ban", "ooo")
+BLOCKING_STATUSES = ("confirmed", "tentative")  # cancelled events never block
 REQUIREMENT_TAGS = ("participants", "duration", "count", "policy", "tie_break", "room")
 
 _SENT = re.compile(r"\[Sent [^\]]*\]\s*")
@@ -144,9 +145,14 @@ class Reader:
         return when(self.json("get_current_time")["now"])
 
     def busy(self, person_id: str, first: dt.date, last: dt.date) -> list[tuple[dt.datetime, dt.datetime]]:
-        found = self.json("get_busy_intervals", person_id=person_id,
-                          start_date=first.isoformat(), end_date=last.isoformat())
-        return [(when(b["start"]), when(b["end"])) for b in found["busy"]]
+        """The person's blocking events: get_busy_intervals gives them at level 1; from level 2 on,
+        list_events gives every event with its status, and cancelled ones do not block."""
+        days = {"person_id": person_id, "start_date": first.isoformat(), "end_date": last.isoformat()}
+        if self.env.level == 1:
+            found = self.json("get_busy_intervals", **days)["busy"]
+        else:
+            found = [e for e in self.paged("list_events", "events", **days) if e["status"] in BLOCKING_STATUSES]
+        return [(when(b["start"]), when(b["end"])) for b in found]
 
     def policy_json(self, policy_id: str) -> dict[str, dict]:
         rules = self.json("get_policy", policy_id=policy_id)["rules"]

@@ -7,7 +7,7 @@
 The sources are rendered exactly as the tools render them, one section per call, headed by the
 call (`### read_thread {"thread_id": "PRJ-27b2f0-t5d", "page": 1}`), every page of paged tools:
 the current time; every person's calendar over the window plus a day each side (busy intervals
-at levels 1-2, every event with its status at level 3); every policy (level 1: as JSON) or the
+at level 1, every event with its status at levels 2-3, as the tools give them); every policy (level 1: as JSON) or the
 whole policy handbook (levels 2-3); every thread of the instance's project, with the project's
 thread list; at level 3 the whole people directory, the room table and every room's bookings.
 Noise stays in (other policies, cancelled events, chatter), as the tools would show it.
@@ -43,7 +43,7 @@ def source_calls(env: ToolEnvironment) -> list[tuple[str, dict]]:
                                {"id": env.instance_id}).fetchone()
     first, last = (str(instance[0] - DAY), str(instance[1] + DAY))
     people = _ids(env, "select person_id from people where world_id = $world_id order by person_id")
-    calendar = "list_events" if env.level == 3 else "get_busy_intervals"
+    calendar = "get_busy_intervals" if env.level == 1 else "list_events"
     calls: list[tuple[str, dict]] = [("get_current_time", {})]
     calls += [(calendar, {"person_id": p, "start_date": first, "end_date": last}) for p in people]
     if env.level == 1:

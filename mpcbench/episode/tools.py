@@ -2,7 +2,7 @@
 
     >>> env = ToolEnvironment(con, "L3-0007")
     >>> [spec.name for spec in env.tools][:3]
-    ['get_busy_intervals', 'get_current_time', 'get_person']
+    ['get_current_time', 'get_person', 'get_room_availability']
     >>> env.call("search_people", {"query": "Ana"})
     '{"query": "Ana", "total": 2, "people": [...], "remaining": 0, "next_cursor": null}'
 

@@ -2,7 +2,9 @@
 -- description: When one person is busy: one interval per calendar event that blocks their time
 --   (confirmed or tentative; cancelled events are left out) and overlaps the date range, earliest
 --   first. Intervals are half-open [start, end), local time YYYY-MM-DDTHH:MM.
--- levels: 1 2 3
+-- (Level 1 only: from level 2 on, list_events gives every event with its status, and applying
+-- the status rule is the agent's job.)
+-- levels: 1
 -- render: json
 -- items: busy
 -- exists: people.person_id

@@ -1,8 +1,8 @@
 -- name: list_events
 -- description: Every calendar event of one person that overlaps the date range, with its
---   title and status (confirmed, tentative or cancelled), earliest first. Pages with limit
---   and cursor.
--- levels: 3
+--   title and status (confirmed, tentative or cancelled), earliest first. Intervals are
+--   half-open [start, end), local time YYYY-MM-DDTHH:MM. Pages with limit and cursor.
+-- levels: 2 3
 -- render: json
 -- items: events
 -- exists: people.person_id
