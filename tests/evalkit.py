@@ -1,6 +1,6 @@
-"""Shared pieces of the eval, scoring and report tests: one tiny build per session, and a
-per-instance script for tests/fake_openai.py (episodes run concurrently, so the server routes
-each request by the instance prompt it carries)."""
+"""Shared pieces of the eval, scoring and report tests: one tiny build and one default build per
+session, and a per-instance script for tests/fake_openai.py (episodes run concurrently, so the
+server routes each request by the instance prompt it carries)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from mpcbench.grading.scoring import gold_keys
 from mpcbench.warehouse import build, db
 
 INSTANCES_PER_LEVEL = 4
+WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 _BUILT: dict[str, Path] = {}
 _LOCK = threading.Lock()
 
@@ -26,6 +27,17 @@ def tiny_db(tmp_path_factory) -> Path:
             build.build(path, (1, 2, 3), INSTANCES_PER_LEVEL)
             _BUILT[base] = path
     return _BUILT[base]
+
+
+def default_db(tmp_path_factory) -> Path:
+    """The default build (every world config's own instance count), made once per test session."""
+    key = str(tmp_path_factory.getbasetemp()) + "#default"
+    with _LOCK:
+        if key not in _BUILT:
+            path = tmp_path_factory.mktemp("default") / "default.duckdb"
+            build.build(path, (1, 2, 3), worlds_dir=WORLDS_DIR)
+            _BUILT[key] = path
+    return _BUILT[key]
 
 
 def instances(db_path: Path) -> list[tuple[str, int, str]]:

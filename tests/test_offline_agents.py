@@ -8,25 +8,22 @@ import ast
 import datetime as dt
 import inspect
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
 from mpcbench.agents import baselines, make_agent, scripted
 from mpcbench.episode.tools import ToolEnvironment
 from mpcbench.grading.scoring import score_keys
-from mpcbench.warehouse import build, db
+from mpcbench.warehouse import db
+from evalkit import default_db
 from offline_runner import run_offline, summarize
 
-WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 
 
 @pytest.fixture(scope="module")
 def con(tmp_path_factory):
     """The default build: every world config's own instance count."""
-    path = tmp_path_factory.mktemp("default") / "default.duckdb"
-    build.build(path, (1, 2, 3), worlds_dir=WORLDS_DIR)
-    con = db.connect(path, read_only=True)
+    con = db.connect(default_db(tmp_path_factory), read_only=True)
     yield con
     con.close()
 
