@@ -81,12 +81,11 @@ Assistant: <thought> I need the current time, the policy{reads} and both calenda
 import json
 print(get_current_time())
 for p in ("emp-003", "emp-011"):
-    print(get_busy_intervals(person_id=p, start_date="2026-03-01", end_date="2026-03-04"))
+    print({calendar}(person_id=p, start_date="2026-03-01", end_date="2026-03-04"))
 </execute>
 Observation:
 {{"now": "2026-02-27T10:00"}}
-{{"person_id": "emp-003", "busy": [{{"start": "2026-03-02T09:00", "end": "2026-03-02T10:00"}}]}}
-{{"person_id": "emp-011", "busy": []}}
+{observed}
 You have {left} steps left and 2 chances to propose solution left.
 Assistant: <thought> I check every 15-minute start against the calendars and the rules, in Python. </thought>
 <execute>
@@ -99,6 +98,17 @@ You have {left2} steps left and 2 chances to propose solution left.
 Assistant: The answer is <solution> {{"candidates": {answer}}} </solution>
 --- End of example ---
 """
+
+
+# the example's calendar output: blocking intervals at level 1; every event with its status above
+_BUSY = """\
+{"person_id": "emp-003", "busy": [{"start": "2026-03-02T09:00", "end": "2026-03-02T10:00"}]}
+{"person_id": "emp-011", "busy": []}"""
+_EVENTS = """\
+{"person_id": "emp-003", "total": 2, "events": [{"event_id": "ev-1", "title": "Planning", "start": \
+"2026-03-02T09:00", "end": "2026-03-02T10:00", "status": "confirmed"}, {"event_id": "ev-2", "title": "1:1", \
+"start": "2026-03-02T11:00", "end": "2026-03-02T11:30", "status": "cancelled"}], "remaining": 0, "next_cursor": null}
+{"person_id": "emp-011", "total": 0, "events": [], "remaining": 0, "next_cursor": null}"""
 
 
 def countdown(steps_left: int, proposals_left: int) -> str:
@@ -123,6 +133,8 @@ def mint_system_prompt(level: int, functions: list[ToolSpec], *, code: bool, ste
     room = ', "room_id": "R-101"' if level == 3 else ""
     answer = f'[{{"start": "2026-03-02T10:00"{room}}}, {{"start": "2026-03-02T10:15"{room}}}]'
     example = _EXAMPLE.format(n=2, left=steps - 1, left2=steps - 2, answer=answer,
+                              calendar="get_busy_intervals" if level == 1 else "list_events",
+                              observed=_BUSY if level == 1 else _EVENTS,
                               more=" (the project's threads may add constraints)" if level >= 2 else "",
                               reads=", the project's threads" if level >= 2 else "")
     rules = system_prompt(level).replace("through the tools you have, and you give your answer by calling "
