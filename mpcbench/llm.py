@@ -8,6 +8,12 @@ body with no ``choices`` at all without complaint. Both are ``bad_response`` her
 
 The API key is read from the environment only when the SDK client is created and lives only
 inside that client; it is never part of a config, a request, a result or the cache.
+
+Calls go through an `AdaptiveLimit` (mpcbench/limiter.py): a timeout while other calls were in
+flight (they queue at a server with fewer slots) halves the limit and is retried without using
+up one of the call's retries (at most QUEUE_RETRIES times). `probe_endpoint` asks the endpoint
+once before a run: `GET /models` (nothing listening, or the key refused: an InfrastructureError),
+then the server's parallel slots where it says (llama.cpp: `/props` `total_slots`, or `/slots`).
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 import openai
+
+from .limiter import AdaptiveLimit
 
 KINDS = ("rate_limit", "server_error", "timeout", "connection", "bad_response", "client_error", "replay_miss")
 
@@ -165,12 +173,63 @@ def result_from_body(body: Any, *, latency_s: float, attempts: int, cached: bool
 
 
 _MALFORMED = (ValueError, TypeError, AttributeError)  # what parsing an odd-shaped body can raise
+QUEUE_RETRIES = 8  # free retries per call after a timeout in the server's queue
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    url: str                 # the base URL the SDK resolved
+    slots: int | None        # parallel request slots the server reports, where it says
+    slots_from: str | None   # where that number came from
+
+
+def server_slots(body: Any, path: str) -> int | None:
+    """The parallel slots in a llama.cpp `/props` body (`total_slots`) or `/slots` list."""
+    if path == "/props" and isinstance(body, dict):
+        n = body.get("total_slots")
+        return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+    if path == "/slots" and isinstance(body, list) and body:
+        return len(body)
+    return None
+
+
+async def probe_endpoint(config: EndpointConfig, timeout_s: float = 10.0) -> ServerInfo:
+    """One cheap request before a run (see the module docstring); raises InfrastructureError
+    (kind `client_error` for a missing or refused key, `connection` or `timeout` otherwise)."""
+    client = ChatClient(config)
+    try:
+        sdk = client._sdk().with_options(timeout=min(timeout_s, config.timeout_s))
+        url = str(sdk.base_url).rstrip("/")
+        try:
+            await sdk.models.with_raw_response.list()
+        except openai.APIStatusError as e:
+            if e.status_code in (401, 403):
+                raise InfrastructureError("client_error", f"{url} refused the key in ${config.api_key_env} "
+                                          f"(HTTP {e.status_code})", 1) from e
+        except openai.APITimeoutError as e:
+            raise InfrastructureError("timeout", f"{url} did not answer within {min(timeout_s, config.timeout_s)} s",
+                                      1) from e
+        except openai.APIConnectionError as e:
+            raise InfrastructureError("connection", f"nothing answers at {url} ({e.__cause__ or e})", 1) from e
+        root = url.removesuffix("/v1")
+        for path in ("/props", "/slots"):
+            try:
+                slots = server_slots(await sdk.get(root + path, cast_to=object), path)
+            except (openai.APIError, *_MALFORMED):
+                continue
+            if slots:
+                return ServerInfo(url, slots, f"{path} says {slots}")
+        return ServerInfo(url, None, None)
+    finally:
+        await client.aclose()
 
 
 class ChatClient:
     def __init__(self, config: EndpointConfig, *, cache: ResponseCache | None = None, replay_only: bool = False,
-                 rng: random.Random | None = None, sleep: Callable[[float], Awaitable[None]] | None = None):
+                 rng: random.Random | None = None, sleep: Callable[[float], Awaitable[None]] | None = None,
+                 limit: AdaptiveLimit | None = None):
         self.config, self.cache, self.replay_only = config, cache, replay_only
+        self.limit = limit or AdaptiveLimit(10_000)
         self.rng = rng if rng is not None else random.Random()
         self.sleep = sleep if sleep is not None else asyncio.sleep
         self._client: openai.AsyncOpenAI | None = None
@@ -218,15 +277,17 @@ class ChatClient:
         # provider extensions go through as they are. Errors, timeouts and headers stay the SDK's.
         kwargs = {"messages": [], "extra_body": request}
 
-        attempt = 0
+        attempt = queue_retries = 0
         while True:
             attempt += 1
             retry_after = None
-            t0 = time.monotonic()
+            ticket = None
             try:
-                async with asyncio.timeout(self.config.timeout_s + 5.0):  # hard cap over the SDK's phase timeouts
-                    resp = await sdk.chat.completions.with_raw_response.create(model=model, **kwargs)
-                    content = resp.http_response.content
+                async with self.limit.slot() as ticket:
+                    t0 = time.monotonic()
+                    async with asyncio.timeout(self.config.timeout_s + 5.0):  # hard cap over the SDK's phase timeouts
+                        resp = await sdk.chat.completions.with_raw_response.create(model=model, **kwargs)
+                        content = resp.http_response.content
                 latency = time.monotonic() - t0
                 try:
                     body = json.loads(content)
@@ -234,6 +295,7 @@ class ChatClient:
                 except _MALFORMED as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
                     kind, msg = "bad_response", f"{e} (body starts {content[:80]!r})"
                 else:
+                    self.limit.succeeded()
                     if self.cache is not None:
                         self.cache.put(h, {"model": model, **request}, body)
                     return result
@@ -243,8 +305,15 @@ class ChatClient:
                     raise InfrastructureError("client_error", f"HTTP {code}: {e.message}", attempt) from e
                 kind, msg = ("rate_limit" if code == 429 else "server_error"), str(e)
                 retry_after = parse_retry_after(e.response.headers, self.config.backoff_max_s)
+                if code == 429:
+                    self.limit.overloaded(ticket, "the server answered HTTP 429 (too many requests)")
             except (openai.APITimeoutError, TimeoutError) as e:
                 kind, msg = "timeout", f"no response within {self.config.timeout_s}s ({type(e).__name__})"
+                if ticket is not None and ticket.others > 0 and queue_retries < QUEUE_RETRIES:
+                    self.limit.overloaded(ticket, f"a model call got no answer within {self.config.timeout_s} s")
+                    queue_retries += 1
+                    attempt -= 1  # it waited in the server's queue: not the call's fault
+                    continue
             except openai.APIConnectionError as e:
                 kind, msg = "connection", f"{e} ({type(e.__cause__).__name__})"
             except openai.APIError as e:  # e.g. APIResponseValidationError

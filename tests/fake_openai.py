@@ -10,11 +10,19 @@ the end gets HTTP 500 and is recorded in ``srv.unexpected``), or a callable
 ``script(req: RecordedRequest) -> Behaviour`` (``req.index`` is the 0-based count).
 Import from test files as ``from fake_openai import FakeOpenAI, reply_text, ...``
 (pytest puts ``tests/`` on sys.path).
+
+GET requests (what a harness asks before a run) are answered from ``gets`` (path -> Behaviour;
+by default ``/v1/models`` lists one model, anything else is 404) and recorded apart, in
+``srv.get_requests``, so they never shift a list script. ``serial=True`` makes the server
+answer one chat request at a time, as llama.cpp's server does with one slot: the others wait
+in line, and one whose client has hung up by its turn is dropped (as llama.cpp drops it).
 """
 
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -146,6 +154,18 @@ def raw(body: bytes | str, status: int = 200, *, content_type: str = "applicatio
     return Behaviour(status=status, body=body, content_type=content_type)
 
 
+def models(*names: str) -> Behaviour:
+    """A `GET /v1/models` list."""
+    data = [{"id": n, "object": "model", "created": 1_700_000_000, "owned_by": "fake"} for n in names or ("fake-model",)]
+    return Behaviour(body={"object": "list", "data": data})
+
+
+def llama_props(total_slots: int) -> Behaviour:
+    """llama.cpp's `GET /props`: the generation defaults and the number of parallel slots."""
+    return Behaviour(body={"default_generation_settings": {"n_ctx": 4096, "params": {}}, "total_slots": total_slots,
+                           "model_path": "fake.gguf", "chat_template": ""})
+
+
 def empty_choices() -> Behaviour:
     return raw(json.dumps({"id": "chatcmpl-empty", "object": "chat.completion", "model": "fake", "choices": []}))
 
@@ -159,8 +179,13 @@ class _Server(ThreadingHTTPServer):
 
 
 class FakeOpenAI:
-    def __init__(self, script: Script, *, host: str = "127.0.0.1"):
+    def __init__(self, script: Script, *, host: str = "127.0.0.1", gets: dict[str, Behaviour] | None = None,
+                 serial: bool = False):
         self._script = script
+        self._gets = {"/v1/models": models(), **(gets or {})}
+        self._serial = threading.Lock() if serial else None
+        self.get_requests: list[str] = []  # paths of GET requests, in order
+        self.dropped: list[RecordedRequest] = []  # serial: requests whose client left before their turn
         self._host = host
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -224,7 +249,17 @@ class FakeOpenAI:
                 pass
 
             def do_GET(self) -> None:
-                self._send(404, json.dumps({"error": {"message": "not found"}}).encode(), "application/json", ())
+                with fake._lock:
+                    fake.get_requests.append(self.path)
+                beh = fake._gets.get(self.path.split("?")[0]) or status(404, message="not found")
+                self._respond(beh, None)
+
+            def client_gone(self) -> bool:
+                try:
+                    readable, _, _ = select.select([self.connection], [], [], 0)
+                    return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:
+                    return True
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -246,6 +281,18 @@ class FakeOpenAI:
                     beh = fake._next(req)
                 except Exception as e:  # a broken callable script should fail loudly, not hang
                     beh = status(500, message=f"FakeOpenAI script raised {e!r}")
+                if fake._serial is None:
+                    self._respond(beh, req)
+                    return
+                with fake._serial:
+                    if self.client_gone():
+                        with fake._lock:
+                            fake.dropped.append(req)
+                        self.close_connection = True
+                        return
+                    self._respond(beh, req)
+
+            def _respond(self, beh: Behaviour, req: RecordedRequest | None) -> None:
                 if beh.hang_s is not None:
                     fake._stop.wait(beh.hang_s)
                     self.close_connection = True
@@ -277,4 +324,4 @@ class FakeOpenAI:
 
 
 __all__ = ["FakeOpenAI", "RecordedRequest", "Behaviour", "reply_text", "reply_tool_calls", "status", "hang",
-           "raw", "empty_choices"]
+           "raw", "empty_choices", "models", "llama_props"]

@@ -4,6 +4,7 @@ warehouse and parsing `--levels`."""
 from __future__ import annotations
 
 import sys
+import traceback
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from ..errors import UserError
 from ..warehouse import db
 
 
@@ -26,13 +28,15 @@ def fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
-def open_db(path: Path, read_only: bool = True) -> duckdb.DuckDBPyConnection:
-    if not path.exists():
-        fail(f"{path} does not exist; run `mpcbench build` first (or pass --db)")
-    try:
-        return db.connect(path, read_only=read_only)
-    except duckdb.Error as e:
-        fail(f"cannot open {path}: {e}")
+def report_error(error: UserError, debug: bool = False) -> None:
+    """Print a user error as one line (after its traceback with --debug) and exit with its code."""
+    if debug:
+        traceback.print_exception(error, file=sys.stderr)
+    fail(str(error), error.code)
+
+
+def open_db(path: Path) -> duckdb.DuckDBPyConnection:
+    return db.open_existing(path)
 
 
 def parse_levels(text: str) -> tuple[int, ...]:

@@ -44,6 +44,9 @@ class BarProgress(EvalProgress):
                  f"infra errors {self.infra}")
         self.bar.update(self.task, advance=1, stats=stats)
 
+    def note(self, message: str) -> None:
+        self.bar.console.print(f"note: {message}", markup=False, highlight=False, soft_wrap=True)
+
 
 def print_summary(title: str, summary: list[dict]) -> None:
     table = Table(title=title)
@@ -60,7 +63,21 @@ def print_summary(title: str, summary: list[dict]) -> None:
     console.print(table)
 
 
+# The eval options that set a field of EvalConfig under another name.
+CONFIG_FIELDS = {"instance": "instance_ids", "timeout": "timeout_s", "replay_from": "replay_from", "db_path": "db",
+                 "max_cost": "max_cost_usd"}
+NOT_CONFIG = {"ablation", "resume", "retry_errors", "overwrite", "out"}
+
+
+def given_options(ctx: typer.Context) -> frozenset[str]:
+    """The EvalConfig fields the user set on the command line (not left at their defaults)."""
+    return frozenset(CONFIG_FIELDS.get(name, name) for name in ctx.params if name not in NOT_CONFIG
+                     and ctx.get_parameter_source(name) is not None
+                     and ctx.get_parameter_source(name).name == "COMMANDLINE")
+
+
 def eval_command(
+    ctx: typer.Context,
     agent: Annotated[str, typer.Option(help=f"The agent: {', '.join(AGENTS)}.")] = "scripted",
     model: Annotated[str | None, typer.Option(help="The model name (--agent openai).")] = None,
     base_url: Annotated[str | None, typer.Option(help="An OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
@@ -132,13 +149,14 @@ def eval_command(
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                   console=err, transient=True) as bar:
+        given = given_options(ctx)
         try:
             if ablation:
                 results = run_ablation(config, resume=resume, overwrite=overwrite, code=ablation_code,
-                                       progress=lambda name: BarProgress(bar, name))
+                                       progress=lambda name: BarProgress(bar, name), given=given)
             else:
                 results = [("eval", run_eval(config, resume=resume, retry_errors=retry_errors, overwrite=overwrite,
-                                             progress=BarProgress(bar)))]
+                                             progress=BarProgress(bar), given=given))]
         except UserError as e:
             fail(str(e))
     for name, result in results:
@@ -151,6 +169,11 @@ def eval_command(
     where = results[0][1].run_dir.parent if ablation else results[0][1].run_dir
     console.print(f"Results: {where}/ (runs, turns, candidates, tool_calls and failures .parquet, run.json"
                   f"{'; ablation.json' if ablation else ''})", markup=False, highlight=False)
+    for name, result in results:
+        if result.episodes and result.infrastructure_errors == result.episodes:
+            fail(f"every episode of {result.run_dir} ended in an infrastructure error (the first: "
+                 f"{result.first_error}); nothing was measured. Fix the endpoint, then: mpcbench eval --resume "
+                 f"--retry-errors --out {result.run_dir}")
 
 
 def rescore_command(

@@ -33,6 +33,20 @@ RUN_FILES = (RUN_JSON, JOURNAL, CACHE, FEEDBACK_CACHE, "reference_calls.json", "
              "candidates.parquet", "tool_calls.parquet", "failures.parquet", "turns.parquet")
 
 
+# Options a resume may change: how the run talks to the endpoint, not what it measures.
+RESUME_MAY_CHANGE = ("out", "concurrency", "base_url", "timeout_s", "max_retries", "max_cost_usd", "prices")
+OPTION_NAMES = {"instance_ids": "--instance", "timeout_s": "--timeout", "replay_from": "--from", "db": "--db",
+                "max_cost_usd": "--max-cost"}
+
+
+def option_name(field: str) -> str:
+    return OPTION_NAMES.get(field, "--" + field.replace("_", "-"))
+
+
+def _shown(value) -> str:
+    return ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+
+
 @dataclass
 class EvalConfig:
     """Everything that defines a run (saved in run.json, so a resume needs only the directory)."""
@@ -110,6 +124,12 @@ class EvalConfig:
             raise UserError("--max-cost takes a positive amount in US$ and applies to --agent openai")
         if self.tool_choice not in TOOL_CHOICES:
             raise UserError(f"--tool-choice must be one of {', '.join(TOOL_CHOICES)}")
+
+    def differences(self, saved: "EvalConfig", given: frozenset[str]) -> list[str]:
+        """The options in `given` (field names the user set) that differ from the saved run's,
+        as `--option value (the run: value)`; those a resume may change are left out."""
+        return [f"{option_name(f)} {_shown(getattr(self, f))} (the run: {_shown(getattr(saved, f))})"
+                for f in sorted(given - set(RESUME_MAY_CHANGE)) if getattr(self, f) != getattr(saved, f)]
 
     def public(self) -> dict:
         """The options as saved: the base URL reduced to its host."""

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..episode.answers import SUBMIT_TOOL_NAME, answer_from_record, parse_submission
 from ..episode.contract import AgentOutput
+from ..errors import UserError
 from ..grading.scoring import Episode, TurnAnswer
 
 
@@ -51,6 +52,17 @@ class Journal:
 
     def close(self) -> None:
         self._file.close()
+
+
+def read_run_json(path: Path) -> dict:
+    """A run's run.json (or ablation.json); a one-line UserError when it is not readable JSON."""
+    try:
+        meta = json.loads(Path(path).read_text())
+    except (ValueError, OSError) as e:
+        raise UserError(f"{path} is not readable ({e}); is this a run directory?") from None
+    if not isinstance(meta, dict):
+        raise UserError(f"{path} is not a JSON object; is this a run directory?")
+    return meta
 
 
 def write_json(path: Path, data: dict) -> None:

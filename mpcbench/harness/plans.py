@@ -4,8 +4,10 @@ response cache, an offline agent by name, or the replay of a recorded run), and 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -18,7 +20,8 @@ from ..agents.mint import ChatModel, MintAgent
 from ..agents.openai_agent import AgentOptions, OpenAIAgent
 from ..agents.replay import TrajectoryReplayAgent
 from ..errors import UserError
-from ..llm import ChatClient, EndpointConfig, ResponseCache
+from ..limiter import AdaptiveLimit
+from ..llm import ChatClient, EndpointConfig, InfrastructureError, ResponseCache, ServerInfo, probe_endpoint
 from .config import CACHE, OFFLINE, RUN_JSON, EvalConfig
 from .journal import recorded_run
 
@@ -33,20 +36,28 @@ class AgentPlan:
     episodes: list[tuple[str, int]] | None = None   # replay: the recorded episodes
     feedback_from: Path | None = None         # replay: the recorded run, whose feedback cache answers
     close: Callable[[], Any] | None = None    # async cleanup
+    limit: AdaptiveLimit | None = None        # model calls in flight (the openai agent and llm feedback)
     notes: list[str] = field(default_factory=list)
 
 
-def chat_client(config: EvalConfig, model: str, cache_path: Path, *, replay_only: bool = False):
-    """A client for `model` on the run's endpoint, with its retry options and a response cache."""
-    endpoint = EndpointConfig(model=model, base_url=config.base_url, api_key_env=config.api_key_env,
-                              timeout_s=config.timeout_s, max_retries=config.max_retries,
-                              backoff_base_s=config.backoff_base_s, backoff_max_s=config.backoff_max_s)
-    return ChatClient(endpoint, cache=ResponseCache(cache_path), replay_only=replay_only)
+def endpoint_config(config: EvalConfig, model: str) -> EndpointConfig:
+    return EndpointConfig(model=model, base_url=config.base_url, api_key_env=config.api_key_env,
+                          timeout_s=config.timeout_s, max_retries=config.max_retries,
+                          backoff_base_s=config.backoff_base_s, backoff_max_s=config.backoff_max_s)
 
 
-def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = False, agent: str = "openai") -> AgentPlan:
+def chat_client(config: EvalConfig, model: str, cache_path: Path, *, replay_only: bool = False,
+                limit: AdaptiveLimit | None = None):
+    """A client for `model` on the run's endpoint, with its retry options, a response cache and
+    the run's limit on calls in flight."""
+    return ChatClient(endpoint_config(config, model), cache=ResponseCache(cache_path), replay_only=replay_only,
+                      limit=limit)
 
-    client = chat_client(config, config.model, cache_path, replay_only=replay_only)
+
+def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = False, agent: str = "openai",
+                 limit: AdaptiveLimit | None = None) -> AgentPlan:
+
+    client = chat_client(config, config.model, cache_path, replay_only=replay_only, limit=limit)
 
     def make(instance_id: str, trial: int):
         seed = None if config.seed is None else config.seed + trial - 1
@@ -57,12 +68,12 @@ def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = Fa
             return MintAgent(ChatModel(client, options), max_steps=config.max_steps, max_proposals=config.max_turns)
         return OpenAIAgent(client, options)
 
-    return AgentPlan(make, False, agent, config.model, close=client.aclose)
+    return AgentPlan(make, False, agent, config.model, close=client.aclose, limit=limit)
 
 
-def agent_plan(config: EvalConfig, run_dir: Path) -> AgentPlan:
+def agent_plan(config: EvalConfig, run_dir: Path, limit: AdaptiveLimit | None = None) -> AgentPlan:
     if config.agent == "openai":
-        return _openai_plan(config, run_dir / CACHE)
+        return _openai_plan(config, run_dir / CACHE, limit=limit)
     if config.agent == "scripted" and config.protocol == "mint":
         return AgentPlan(lambda instance_id, trial: MintAgent(ScriptedMintModel(), max_steps=config.max_steps,
                                                               max_proposals=config.max_turns),
@@ -73,12 +84,17 @@ def agent_plan(config: EvalConfig, run_dir: Path) -> AgentPlan:
         return AgentPlan(lambda instance_id, trial: make_agent(config.agent, (config.seed or 0) + trial - 1),
                          True, config.agent, None)
     source_dir = Path(config.replay_from)
-    saved, records = recorded_run(source_dir)
+    if not (source_dir / RUN_JSON).is_file():
+        raise UserError(f"--from {source_dir}: not a run directory (no run.json there)")
+    try:
+        saved, records = recorded_run(source_dir)
+    except (ValueError, OSError) as e:
+        raise UserError(f"--from {source_dir}: cannot read the recorded run ({e})") from None
     episodes = sorted(records)
     source = saved.get("options") or {}
     if saved.get("agent") == "openai":
         base = EvalConfig.from_public(source, base_url=None, out=config.out, concurrency=config.concurrency)
-        plan = _openai_plan(base, source_dir / CACHE, replay_only=True, agent="replay")
+        plan = _openai_plan(base, source_dir / CACHE, replay_only=True, agent="replay", limit=limit)
     else:
         plan = AgentPlan(lambda instance_id, trial: TrajectoryReplayAgent(records[(instance_id, trial)]),
                          True, "replay", saved.get("model"))
@@ -88,13 +104,39 @@ def agent_plan(config: EvalConfig, run_dir: Path) -> AgentPlan:
     return plan
 
 
+def preflight(config: EvalConfig) -> ServerInfo:
+    """Before an `openai` run: the key is set, the endpoint answers (one cheap request), and how
+    many requests the server serves at once where it says. A UserError (exit status 2) otherwise."""
+    if not os.environ.get(config.api_key_env):
+        raise UserError(f"--agent openai reads its key from ${config.api_key_env}, which is not set (set it, or "
+                        "name another variable with --api-key-env; any value for an endpoint without auth)", 2)
+    try:
+        return asyncio.run(probe_endpoint(endpoint_config(config, config.model)))
+    except InfrastructureError as e:
+        raise UserError(f"{e.message}; check --base-url (nothing was run)", 2) from None
+
+
+def concurrency_limit(config: EvalConfig, server: ServerInfo | None,
+                      note: Callable[[str], None]) -> AdaptiveLimit:
+    """The run's limit on model calls in flight: --concurrency, capped to the server's slots."""
+    slots = server.slots if server else None
+    if slots and slots < config.concurrency:
+        note(f"the server at {server.url} serves {slots} request(s) at a time ({server.slots_from}): "
+             f"model calls run {slots} at a time, not {config.concurrency} (give the server more slots, "
+             f"e.g. llama-server --parallel N, or pass --concurrency {slots})")
+    return AdaptiveLimit(config.concurrency, slots, note=note)
+
+
 REPLAYED = ("mode", "protocol", "code_timeout_s", "max_turns", "feedback", "feedback_detail", "feedback_model")
 
 
 def replayed_protocol(config: EvalConfig) -> EvalConfig:
     """A replay runs the recorded run's mode, turns and feedback (they shape its conversations)."""
     path = Path(config.replay_from) / RUN_JSON
-    saved = (json.loads(path.read_text()).get("options") or {}) if path.exists() else {}
+    try:
+        saved = (json.loads(path.read_text()).get("options") or {}) if path.exists() else {}
+    except (ValueError, AttributeError) as e:
+        raise UserError(f"--from {config.replay_from}: run.json is not readable ({e})") from None
     return dataclasses.replace(config, **{k: saved[k] for k in REPLAYED if k in saved})
 
 

@@ -35,6 +35,7 @@ import datetime as dt
 import gc
 import json
 import re
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,13 +49,15 @@ from ..episode.tools import ToolEnvironment
 from ..errors import UserError
 from ..grading.feedback import FeedbackGiver
 from ..grading.scoring import GRADER_VERSION, gold_keys, quick_score
+from ..limiter import AdaptiveLimit
 from ..llm import InfrastructureError
 from ..sandbox import sandbox_status
 from ..warehouse import db
 from .config import DEFAULT_RUNS_DIR, EXTERNAL, FEEDBACK_CACHE, JOURNAL, RUN_FILES, RUN_JSON, EvalConfig
 from .cost import Budget, episode_cost, model_price
-from .journal import Journal, episode_record, read_journal, turn_answer, write_json
-from .plans import AgentPlan, agent_plan, chat_client, plan_episodes, replayed_protocol
+from .journal import Journal, episode_record, read_journal, read_run_json, turn_answer, write_json
+from .plans import (AgentPlan, agent_plan, chat_client, concurrency_limit, plan_episodes, preflight,
+                    replayed_protocol)
 from .provenance import build_content_hash, sql_hash, url_host, versions
 from .tables import finalize
 
@@ -68,6 +71,9 @@ class Progress:
     def episode(self, record: dict, f1: float | None, exact: bool | None) -> None:
         pass
 
+    def note(self, message: str) -> None:
+        """Something the user should know while the run goes on (e.g. concurrency was lowered)."""
+
 
 @dataclass
 class EvalResult:
@@ -77,6 +83,8 @@ class EvalResult:
     episodes: int
     ran: int          # episodes run by this call (the rest came from the journal)
     stopped: str | None = None   # why episodes were left unrun (the --max-cost budget), or None
+    infrastructure_errors: int = 0
+    first_error: str | None = None
 
 
 def default_run_id(config: EvalConfig) -> str:
@@ -85,23 +93,32 @@ def default_run_id(config: EvalConfig) -> str:
     return "-".join(part for part in (config.agent, model.strip("-"), stamp) if part)
 
 
-def prepare_run(config: EvalConfig, *, resume: bool, overwrite: bool = False) -> tuple[EvalConfig, Path]:
-    """The run directory and the config to run; on resume, the config saved in run.json, with the
-    base URL and the concurrency taken from `config` (only the URL's host is saved). `overwrite`
-    deletes a previous run's files from the directory first."""
+def prepare_run(config: EvalConfig, *, resume: bool, overwrite: bool = False,
+                given: frozenset[str] = frozenset()) -> tuple[EvalConfig, Path]:
+    """The run directory (not created yet) and the config to run; on resume, the config saved in
+    run.json, with the options of RESUME_MAY_CHANGE taken from `config`. `given` names the
+    config fields the user set: on resume, one that differs from the saved run is refused.
+    `overwrite` deletes a previous run's files from the directory first."""
     run_dir = Path(config.out) if config.out else DEFAULT_RUNS_DIR / default_run_id(config)
     saved_path = run_dir / RUN_JSON
+    if run_dir.exists() and not run_dir.is_dir():
+        raise UserError(f"--out {run_dir} is a file, not a run directory; choose another --out")
     if overwrite and not resume:
         for name in RUN_FILES:
             (run_dir / name).unlink(missing_ok=True)
     if resume:
         if not saved_path.exists():
             raise UserError(f"--resume: {run_dir} holds no run.json (give the run directory with --out)")
-        saved = json.loads(saved_path.read_text())
+        saved = read_run_json(saved_path)
         budget = {k: getattr(config, k) for k in ("max_cost_usd", "prices") if getattr(config, k) is not None}
-        config_saved = EvalConfig.from_public(saved["options"], base_url=config.base_url, out=str(run_dir),
-                                              concurrency=config.concurrency, **budget)
-        host = saved["options"].get("base_url_host")
+        config_saved = EvalConfig.from_public(saved.get("options") or {}, base_url=config.base_url, out=str(run_dir),
+                                              concurrency=config.concurrency, timeout_s=config.timeout_s,
+                                              max_retries=config.max_retries, **budget)
+        differ = config.differences(config_saved, given)
+        if differ:
+            raise UserError(f"--resume: {run_dir} was run with other options: {'; '.join(differ)}. Resume "
+                            "without them, or start a new run with another --out", 2)
+        host = (saved.get("options") or {}).get("base_url_host")
         if host and url_host(config.base_url) != host:
             raise UserError(f"--resume: this run used an endpoint at {host}; pass its --base-url again "
                             "(run.json keeps only the host)")
@@ -110,14 +127,15 @@ def prepare_run(config: EvalConfig, *, resume: bool, overwrite: bool = False) ->
         raise UserError(f"{run_dir} already holds a run; use --resume to finish it, --overwrite to start it "
                         "again, or choose another --out")
     config.validate()
-    run_dir.mkdir(parents=True, exist_ok=True)
     return config, run_dir
 
 
 def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = False, overwrite: bool = False,
-             progress: Progress | None = None) -> EvalResult:
-    """Run (or finish) an eval and write its tables; see the module docstring."""
-    config, run_dir = prepare_run(config, resume=resume, overwrite=overwrite)
+             progress: Progress | None = None, given: frozenset[str] = frozenset()) -> EvalResult:
+    """Run (or finish) an eval and write its tables; see the module docstring. Nothing is created
+    before the options, the warehouse and the endpoint are checked; a run directory this call
+    created is removed again if the run fails before any episode is journaled."""
+    config, run_dir = prepare_run(config, resume=resume, overwrite=overwrite, given=given)
     if config.agent in EXTERNAL:
         raise UserError(f"{run_dir} is a run of an outside agent ({config.agent}); continue it with "
                         f"`mpcbench {config.agent} --run {run_dir}`")
@@ -128,12 +146,11 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
         if not ok:  # never unsandboxed
             raise UserError(f"--mode code needs a sandbox: {why}")
     progress = progress or Progress()
-    db_path = Path(config.db)
-    if not db_path.exists():
-        raise UserError(f"{db_path} does not exist; run `mpcbench build` first (or pass --db)")
-    con = db.connect(db_path, read_only=True)
+    con = db.open_existing(Path(config.db))
+    created = not run_dir.exists()
     try:
-        plan = agent_plan(config, run_dir)
+        server = preflight(config) if config.agent == "openai" else None
+        plan = agent_plan(config, run_dir, concurrency_limit(config, server, progress.note))
         if plan.episodes is not None:
             levels = dict(con.execute("select instance_id, level from instances").fetchall())
             missing = sorted({i for i, _ in plan.episodes} - levels.keys())
@@ -148,27 +165,17 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
         if config.max_cost_usd is not None and price is None:
             raise UserError(f"--max-cost: no price for model {plan.model!r}; add it to a price table and pass "
                             "--prices FILE (see harness/prices.toml)")
+        try:
+            run_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UserError(f"cannot create the run directory {run_dir}: {e.strerror or e}") from None
         write_run_meta(con, config, run_dir, agent=plan.agent, model=plan.model, notes=plan.notes,
                        planned=len(episodes), resume=resume, price=price)
-
-        journal_path = run_dir / JOURNAL
-        done = read_journal(journal_path, repair=True)
-        todo = [(i, level, t) for i, level, t in episodes
-                if (i, t) not in done or (retry_errors and done[(i, t)].get("error"))]
-        progress.start(len(episodes), len(episodes) - len(todo))
-        gold = gold_keys(con, sorted({i for i, _, _ in todo}))
-        again = {(i, t) for i, _, t in todo}
-        kept = [r for key, r in done.items() if key not in again]
-        budget = Budget(config.max_cost_usd, [episode_cost(price, r.get("prompt_tokens"), r.get("completion_tokens"))
-                                              or 0.0 for r in kept])
-        ran = asyncio.run(_run_all(con, config, plan, todo, journal_path, gold, progress, budget, price))
-        result = finalize(run_dir, con, planned=episodes)
-        stopped = None
-        if budget.skipped:
-            stopped = (f"stopped at the --max-cost budget: US${budget.spent:.4f} spent of US${config.max_cost_usd:g}; "
-                       f"{budget.skipped} episode(s) not run (finish with --resume --out {run_dir} and a higher "
-                       "--max-cost)")
-        return EvalResult(run_dir, run_dir.name, result["summary"], len(episodes), ran - budget.skipped, stopped)
+        return _run(con, config, plan, episodes, run_dir, price, retry_errors=retry_errors, progress=progress)
+    except BaseException:
+        if created and run_dir.is_dir() and not read_journal(run_dir / JOURNAL):
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise
     finally:
         con.close()
 
@@ -179,7 +186,7 @@ def write_run_meta(con, config: EvalConfig, run_dir: Path, *, agent: str, model:
     A resume keeps the saved metadata and refuses a build whose content differs."""
     saved_path = run_dir / RUN_JSON
     content_hash = build_content_hash(con)
-    meta = json.loads(saved_path.read_text()) if resume else {
+    meta = read_run_json(saved_path) if resume else {
         "run_id": run_dir.name, "created_at": dt.datetime.now().isoformat(timespec="seconds"),
         "benchmark_version": __version__, "grader_version": GRADER_VERSION}
     if resume and meta.get("build", {}).get("content_sha256") not in (None, content_hash):
@@ -200,6 +207,39 @@ def write_run_meta(con, config: EvalConfig, run_dir: Path, *, agent: str, model:
     return meta
 
 
+def _run(con, config: EvalConfig, plan: AgentPlan, episodes, run_dir: Path, price: dict | None, *,
+         retry_errors: bool, progress: Progress) -> EvalResult:
+    """Run the episodes the journal lacks (and, with `retry_errors`, those that failed) and write
+    the tables. Ctrl-C: a UserError (exit status 130) saying how to resume."""
+    journal_path = run_dir / JOURNAL
+    done = read_journal(journal_path, repair=True)
+    todo = [(i, level, t) for i, level, t in episodes
+            if (i, t) not in done or (retry_errors and done[(i, t)].get("error"))]
+    progress.start(len(episodes), len(episodes) - len(todo))
+    gold = gold_keys(con, sorted({i for i, _, _ in todo}))
+    again = {(i, t) for i, _, t in todo}
+    kept = [r for key, r in done.items() if key not in again]
+    budget = Budget(config.max_cost_usd, [episode_cost(price, r.get("prompt_tokens"), r.get("completion_tokens"))
+                                          or 0.0 for r in kept])
+    try:
+        ran = asyncio.run(_run_all(con, config, plan, todo, journal_path, gold, progress, budget, price))
+    except KeyboardInterrupt:
+        saved = len(read_journal(journal_path))
+        if not saved:
+            raise UserError("interrupted before any episode finished; nothing was saved", 130) from None
+        raise UserError(f"interrupted: {saved} of {len(episodes)} episodes are saved in {run_dir}; finish the run "
+                        f"with: mpcbench eval --resume --out {run_dir}", 130) from None
+    result = finalize(run_dir, con, planned=episodes)
+    stopped = None
+    if budget.skipped:
+        stopped = (f"stopped at the --max-cost budget: US${budget.spent:.4f} spent of US${config.max_cost_usd:g}; "
+                   f"{budget.skipped} episode(s) not run (finish with --resume --out {run_dir} and a higher "
+                   "--max-cost)")
+    errors = [r["error"] for r in read_journal(journal_path).values() if r.get("error")]
+    return EvalResult(run_dir, run_dir.name, result["summary"], len(episodes), ran - budget.skipped, stopped,
+                      infrastructure_errors=len(errors), first_error=errors[0] if errors else None)
+
+
 async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path: Path, gold, progress,
                    budget: Budget, price: dict | None) -> int:
     journal = Journal(journal_path)
@@ -211,7 +251,7 @@ async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path:
     gc.freeze()
     gc.set_threshold(max(thresholds[0], 50_000), *thresholds[1:])
 
-    feedback = make_feedback(con, config, journal_path.parent, replay_of=plan.feedback_from)
+    feedback = make_feedback(con, config, journal_path.parent, replay_of=plan.feedback_from, limit=plan.limit)
 
     async def one(instance_id: str, level: int, trial: int) -> dict | None:
         async with limit:
@@ -245,13 +285,14 @@ async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path:
             await feedback.client.aclose()
 
 
-def make_feedback(con, config: EvalConfig, run_dir: Path, replay_of: Path | None = None):
+def make_feedback(con, config: EvalConfig, run_dir: Path, replay_of: Path | None = None,
+                  limit: AdaptiveLimit | None = None):
     """The run's FeedbackGiver; llm feedback gets its own client (cached in the run directory, or
     replayed from the recorded run's cache)."""
     client = None
     if config.feedback == "llm":
         client = chat_client(config, config.feedback_model, (replay_of or run_dir) / FEEDBACK_CACHE,
-                             replay_only=replay_of is not None)
+                             replay_only=replay_of is not None, limit=limit)
     return FeedbackGiver(con, config.feedback, config.feedback_detail, client)
 
 

@@ -152,6 +152,7 @@ def open_external_run(config: EvalConfig) -> ExternalRun:
         levels = sorted({level for _, level, _ in episodes})
         if len(levels) > 1:
             raise UserError(f"serve one level at a time (the instances are of levels {levels}); pass --level")
+        run_dir.mkdir(parents=True, exist_ok=True)  # prepare_run creates nothing
         write_run_meta(con, config, run_dir, agent=config.agent, model=config.model,
                        notes=["an outside agent, served over MCP"], planned=len(episodes), resume=resume)
         done = read_journal(run_dir / JOURNAL, repair=True)

@@ -19,6 +19,8 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
+from ..errors import UserError
+
 DEFAULT_DB = Path("build/mpcbench.duckdb")
 TABLE_LAYER = "00_raw"
 SEED_LAYER = "05_seeds"          # tables with their rows: the constraint-kind registry, level_sources
@@ -43,6 +45,18 @@ def connect(path: Path | str | None, read_only: bool = False) -> duckdb.DuckDBPy
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     return duckdb.connect(str(path), read_only=read_only)
+
+
+def open_existing(path: Path | str) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to a warehouse that must exist; a UserError in one line otherwise
+    (no such file, not a DuckDB file, locked by a writer)."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"{path} does not exist; run `mpcbench build` first (or pass --db)")
+    try:
+        return connect(path, read_only=True)
+    except duckdb.Error as e:
+        raise UserError(f"cannot open {path}: {str(e).splitlines()[0]}") from None
 
 
 def referenced_tables(sql: str) -> set[str]:
