@@ -425,7 +425,7 @@ def test_cancelling_a_blocking_event_relabels_the_instance(exported, tmp_path):
 # --- the command line ------------------------------------------------------------------------
 
 def test_cli_export_then_import_keeps_and_counts_too_few_feasible(built, exported, tmp_path):
-    """Through the CLI, over an existing database: an instance asking for more starts than are
+    """Through the CLI, over an existing database (refused without --force): an instance asking for more starts than are
     feasible is kept, printed and stored in build_stats."""
     result = runner.invoke(app, ["export", str(tmp_path / "out"), "--db", str(built)])
     assert result.exit_code == 0, result.output
@@ -436,7 +436,10 @@ def test_cli_export_then_import_keeps_and_counts_too_few_feasible(built, exporte
     path = tmp_path / "db" / "existing.duckdb"
     path.parent.mkdir()
     shutil.copy(built, path)
-    result = runner.invoke(app, ["import", str(one.root), "--db", str(path)], env={"COLUMNS": "200"})
+    refused = runner.invoke(app, ["import", str(one.root), "--db", str(path)])
+    assert refused.exit_code == 1 and "already exists" in refused.output and "--force" in refused.output
+    assert path.read_bytes() == built.read_bytes()
+    result = runner.invoke(app, ["import", str(one.root), "--db", str(path), "--force"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "Imported" in result.output
     rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in result.output.splitlines() if "world-l1" in line]

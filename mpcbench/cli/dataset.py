@@ -46,11 +46,13 @@ def export_command(
 def import_command(
     directory: Annotated[Path, typer.Argument(help="A directory laid out as `mpcbench export` writes it.")],
     db_path: DbOption = db.DEFAULT_DB,
+    force: Annotated[bool, typer.Option(help="Replace --db if it exists.")] = False,
 ) -> None:
-    """Check dataset files and load them into a new DuckDB file, re-labelling every instance with
-    the oracle. Any problem: all of them are listed and nothing is written."""
+    """Check dataset files and load them into a new DuckDB file (an existing one only with --force),
+    re-labelling every instance with the oracle. Any problem: all of them are listed and nothing is
+    written."""
     try:
-        report = import_dataset(directory, db_path)
+        report = import_dataset(directory, db_path, force=force)
     except DatasetError as e:
         err.print(f"[bold red]error:[/] {escape(str(directory))} cannot be imported ({e.total} problem(s)); "
                   f"{escape(str(db_path))} was not touched", highlight=False)

@@ -20,6 +20,7 @@ from pathlib import Path
 import duckdb
 
 from .. import __version__
+from ..errors import UserError
 from ..warehouse import db
 from .checks import InstanceChecker, World, WorldChecker
 from .export import oracle_lines
@@ -176,13 +177,17 @@ def _load(con: duckdb.DuckDBPyConnection, src: Path, source: Source) -> list[Imp
     return levels
 
 
-def import_dataset(src_dir: Path, db_path: Path) -> ImportReport:
+def import_dataset(src_dir: Path, db_path: Path, *, force: bool = False) -> ImportReport:
     """Check the dataset files in src_dir and load them into a new warehouse at db_path, with the
-    gold answers recomputed. Raises DatasetError listing every problem; then nothing is written."""
+    gold answers recomputed. Raises DatasetError listing every problem; then nothing is written.
+    An existing db_path is replaced only with `force` (a UserError otherwise)."""
     src_dir, db_path = Path(src_dir), Path(db_path)
     problems = Problems()
     source = read_and_check(src_dir, problems)
     problems.raise_if_any()
+    if db_path.exists() and not force:
+        raise UserError(f"{db_path} already exists; import writes a new DuckDB file: pass --force to replace it, "
+                        "or choose another --db")
     with atomic_database(db_path) as con:
         try:
             levels = _load(con, src_dir, source)
