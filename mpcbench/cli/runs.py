@@ -148,7 +148,7 @@ def eval_command(
                         max_cost_usd=max_cost)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                  console=err, transient=True) as bar:
+                  console=err, transient=True, disable=not err.is_terminal) as bar:
         given = given_options(ctx)
         try:
             if ablation:

@@ -44,7 +44,7 @@ def build_command(
         fail("--secret-seed makes the private split: add --split test (dev is the public split)", 2)
     started = dt.datetime.now()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err, transient=True) as bar:
+                  TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
         tasks = {level: bar.add_task(f"level {level}", total=None) for level in chosen}
 
         def progress(level: int, stage: str, done: int, total: int) -> None:

@@ -138,6 +138,6 @@ def recorded_run(run_dir: str | Path) -> tuple[dict, dict[tuple[str, int], dict]
     run_dir = Path(run_dir)
     config_path = run_dir / "run.json"
     if not config_path.exists():
-        raise FileNotFoundError(f"{run_dir} holds no run.json: not a run directory")
-    config = json.loads(config_path.read_text())
+        raise UserError(f"{run_dir} holds no run.json: not a run directory")
+    config = read_run_json(config_path)
     return config, read_journal(run_dir / "journal.jsonl")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..errors import UserError
 from ..warehouse import db
 from .config import RUN_JSON
+from .journal import read_run_json
 from .provenance import build_content_hash
 from .tables import finalize
 
@@ -17,7 +17,7 @@ def rescore(run_dir: str | Path, db_path: str | Path | None = None, *, force: bo
     run_dir = Path(run_dir)
     if not (run_dir / RUN_JSON).exists():
         raise UserError(f"{run_dir} holds no run.json: not a run directory")
-    meta = json.loads((run_dir / RUN_JSON).read_text())
+    meta = read_run_json(run_dir / RUN_JSON)
     db_path = Path(db_path or meta.get("build", {}).get("db") or db.DEFAULT_DB)
     if not db_path.exists():
         raise UserError(f"{db_path} does not exist (pass --db)")

@@ -5,13 +5,13 @@ runs, and the prices given on the command line.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
 from ..errors import UserError
+from ..harness.journal import read_run_json
 
 
 ABLATION_CONFIGS = ("baseline", "tools-only", "feedback-only", "full")
@@ -83,16 +83,28 @@ def with_defaults(runs: pl.DataFrame, options: dict) -> pl.DataFrame:
     return runs.with_columns(expr.alias(name) for name, expr in defaults.items() if name not in runs.columns)
 
 
+def read_table(path: Path) -> pl.DataFrame:
+    """A result table; a one-line UserError when it is not readable Parquet (empty, cut short)."""
+    try:
+        return pl.read_parquet(path)
+    except (pl.exceptions.PolarsError, OSError) as e:
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise UserError(f"{path} is not a readable Parquet file ({reason}); `mpcbench rescore {path.parent}` "
+                        "writes the tables again from the run's journal") from None
+
+
 def load_run(path: Path, ablation: tuple[str, str] | None = None) -> Run:
     path = Path(path)
     if not (path / "run.json").exists() or not (path / "runs.parquet").exists():
         raise UserError(f"{path} is not a finished run directory (no run.json or runs.parquet; "
-                        "`mpcbench eval --resume --out {path}` finishes one)")
-    meta = json.loads((path / "run.json").read_text())
+                        f"`mpcbench eval --resume --out {path}` finishes one)")
+    meta = read_run_json(path / "run.json")
+    if not isinstance(meta.get("run_id"), str):
+        raise UserError(f"{path / 'run.json'} has no run_id; is this a run directory?")
     failures_path, turns_path = path / "failures.parquet", path / "turns.parquet"
-    failures = pl.read_parquet(failures_path) if failures_path.exists() else pl.DataFrame()
-    turns = pl.read_parquet(turns_path) if turns_path.exists() else None
-    runs = with_defaults(pl.read_parquet(path / "runs.parquet"), meta.get("options") or {})
+    failures = read_table(failures_path) if failures_path.exists() else pl.DataFrame()
+    turns = read_table(turns_path) if turns_path.exists() else None
+    runs = with_defaults(read_table(path / "runs.parquet"), meta.get("options") or {})
     if ablation is None and (tag := meta.get("ablation")):
         ablation = (tag.get("group") or "", tag.get("config") or "")
     return Run(path, meta, runs, failures, turns, ablation)
@@ -103,7 +115,7 @@ def load_runs(paths: list[Path]) -> list[Run]:
     out = []
     for path in map(Path, paths):
         if (path / "ablation.json").exists():
-            spec = json.loads((path / "ablation.json").read_text())
+            spec = read_run_json(path / "ablation.json")
             out += [load_run(path / c["run_dir"], (spec["ablation_id"], c["name"])) for c in spec["configs"]]
         else:
             out.append(load_run(path))

@@ -90,7 +90,12 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
     runs = load_runs(run_dirs)
     prices = prices or {}
     out = Path(out) if out else Path("reports") / ("-vs-".join(r.meta["run_id"] for r in runs)[:120])
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file; the report needs a directory (choose another --out)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"cannot create the report directory {out}: {e.strerror or e}") from None
     labels = run_labels(runs)
     models = {label: r.meta.get("model") for label, r in zip(labels, runs)}
     groups = groups_of(runs)
