@@ -19,7 +19,7 @@ from .. import __version__
 from ..errors import UserError
 from ..warehouse import db
 from ..warehouse.build import BuildError, build
-from ..warehouse.explain import explain as explain_instance
+from ..warehouse.explain import SHOWN_REJECTED, explain as explain_instance
 from ..world.config import ConfigError
 from ..world.split import SECRET_ENV
 from .common import DbOption, console, err, fail, open_db, parse_levels
@@ -122,18 +122,18 @@ def sql(
 def explain(
     instance_id: Annotated[str, typer.Argument(help="e.g. L2-0007")],
     start: Annotated[list[str] | None, typer.Option(help="A start to explain (YYYY-MM-DDTHH:MM); repeatable.")] = None,
+    show_all: Annotated[bool, typer.Option("--all", help="List every rejected in-hours start, not the first "
+                                                          f"{SHOWN_REJECTED}.")] = False,
     db_path: DbOption = db.DEFAULT_DB,
 ) -> None:
-    """Show an instance's prompt, requirements and gold answer, and every constraint that kills a start."""
+    """Show an instance's prompt, requirements and gold answer, and every constraint that kills a start;
+    with --start, what is true of that start (outside the window, off the grid, what it breaks, its rank)."""
     try:
         starts = [dt.datetime.fromisoformat(s) for s in start or []]
     except ValueError as e:
         fail(f"--start must look like 2026-03-03T09:15 ({e})", 2)
     con = open_db(db_path)
-    try:
-        result = explain_instance(con, instance_id, starts)
-    except UserError as e:
-        fail(str(e))
+    result = explain_instance(con, instance_id, starts, limit=None if show_all else SHOWN_REJECTED)
     inst = result["instance"]
     console.rule(f"{inst['instance_id']} (level {inst['level']}, {inst['world_id']})")
     console.print(inst["prompt"], markup=False)
@@ -150,19 +150,23 @@ def explain(
         gold.add_row(str(g["rank"]), f"{g['starts_at']:%Y-%m-%dT%H:%M}", f"{g['ends_at']:%Y-%m-%dT%H:%M}",
                       g["room_id"] or "")
     console.print(gold)
-    table = Table(title="Why these starts are not in the answer" if not start else "Violations")
+    if start:
+        title = "Violations"
+    else:
+        shown, total = len(result["starts"]), result["n_rejected"]
+        which = (f"all {total} rejected in-hours starts" if shown == total else
+                 f"the first {shown} of {total} rejected in-hours starts (--all lists every one)")
+        title = f"Why these starts are not in the answer: {which}"
+    table = Table(title=title)
     for column in ("start", "constraint", "source", "rule / tag / event", "source row"):
         table.add_column(column)
     for v in result["violations"]:
         table.add_row(f"{v['starts_at']:%Y-%m-%dT%H:%M}", v["constraint_kind"], v["source"],
                       v["constraint_id"], f"{v['source_table']}.{v['source_row_id']}")
-    console.print(table)
-    killed = {v["starts_at"] for v in result["violations"]}
-    for s in result["starts"]:
-        if s not in killed:
-            console.print(f"{s:%Y-%m-%dT%H:%M}: breaks no time constraint"
-                          + (" (at level 3: no fitting room is free, or it is later than the first N)"
-                             if inst["level"] == 3 else " (it is feasible; later than the first N?)"))
+    if result["violations"] or not start:
+        console.print(table)
+    for s, said in result["verdicts"].items():
+        console.print(f"{s:%Y-%m-%dT%H:%M}: {said}", markup=False, highlight=False)
 
 
 def version() -> None:
