@@ -103,3 +103,55 @@ def test_a_broken_world_config_names_the_file_and_the_rule(tmp_path):
     assert text != Path("worlds/world_level1.toml").read_text()
     assert "world_level1.toml" in result.output and "unknown rule type 'bufer'" in result.output
     assert not (tmp_path / "x.duckdb").exists()
+
+
+def test_sql_max_rows_shows_that_many_rows_and_says_when_there_are_more(small_db):
+    query = "select * from range(150) t(x) order by x"
+    result = runner.invoke(app, ["sql", query, "--max-rows", "100", "--db", str(small_db)])
+    assert result.exit_code == 0, result.output
+    shown = [int(cell) for line in result.output.splitlines() if line.startswith("│")
+             for cell in [line.strip("│ ")] if cell.isdigit()]
+    assert shown == list(range(100))
+    assert "(the first 100 rows; --max-rows N shows more)" in result.output
+    every = runner.invoke(app, ["sql", "select * from range(7) t(x)", "--max-rows", "100", "--db", str(small_db)])
+    assert "the first" not in every.output
+
+
+def test_sql_interactive_runs_statements_until_quit_and_stays_read_only(small_db):
+    session = ("select count(*) as n_instances\n  from instances;\n"
+               "delete from events;\n"
+               ".schema rooms\n"
+               "select 'after' as marker;\n.quit\nselect 'never' as marker;\n")
+    result = runner.invoke(app, ["sql", "--interactive", "--db", str(small_db)], input=session)
+    assert result.exit_code == 0, result.output
+    assert "n_instances" in result.output and "│           8 │" in result.output
+    assert "error: only SELECT (or WITH ... SELECT) queries are allowed, not DELETE" in result.output
+    assert "capacity" in result.output and "after" in result.output and "never" not in result.output
+    con = duckdb.connect(str(small_db), read_only=True)
+    assert con.execute("select count(*) from events").fetchone()[0] > 0
+    con.close()
+
+
+def test_info_cuts_no_header(small_db):
+    result = runner.invoke(app, ["info", "--db", str(small_db)])
+    con = duckdb.connect(str(small_db), read_only=True)
+    names = [d[0] for d in con.execute("select * from build_stats").description]
+    names += [d[0] for d in con.execute(Path("sql/queries/level_counts.sql").read_text()).description]
+    con.close()
+    words = set(result.output.replace("│", " ").replace("┃", " ").split())
+    assert [n for n in names if n not in words] == []
+    assert "level 1" in result.output and "level 3" in result.output and "…" not in result.output
+
+
+def test_build_points_to_mpcbench_sql_and_report_hints_name_the_path(small_db, tmp_path):
+    built = runner.invoke(app, ["build", "--db", str(tmp_path / "b.duckdb"), "--levels", "1", "--instances", "1"])
+    assert built.exit_code == 0, built.output
+    hint = built.output.strip().splitlines()[-1]
+    assert hint.startswith('Explore it: mpcbench sql "select') and f"--db {tmp_path / 'b.duckdb'}" in hint
+    assert "duckdb " + str(tmp_path) not in hint
+    unfinished = tmp_path / "run"
+    unfinished.mkdir()
+    (unfinished / "run.json").write_text("{}")
+    result = runner.invoke(app, ["report", str(unfinished)])
+    assert result.exit_code == 1 and "{path}" not in result.output
+    assert f"mpcbench eval --resume --out {unfinished}" in result.output.replace("\n", "")

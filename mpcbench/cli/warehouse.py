@@ -67,7 +67,9 @@ def build_command(
                       str(s["policy_not_needed"]), str(s["threads_not_needed"]),
                       str(s["rooms_not_needed"]))
     console.print(table)
-    console.print(f"Explore it: duckdb {db_path}  (or: mpcbench sql \"select * from oracle_answers limit 10\")")
+    where = "" if db_path == db.DEFAULT_DB else f" --db {db_path}"
+    console.print(f"Explore it: mpcbench sql \"select * from oracle_answers limit 10\"{where}  (or a prompt: "
+                  f"mpcbench sql --interactive{where})", markup=False, highlight=False, soft_wrap=True)
 
 
 def print_rows(title: str, cursor: duckdb.DuckDBPyConnection) -> None:
@@ -79,12 +81,27 @@ def print_rows(title: str, cursor: duckdb.DuckDBPyConnection) -> None:
     console.print(table)
 
 
+def print_per_level(title: str, cursor: duckdb.DuckDBPyConnection) -> None:
+    """A table with one row per level, printed turned: one line per column, one column per level,
+    so that no header is cut however narrow the terminal."""
+    names = [d[0] for d in cursor.description]
+    rows = cursor.fetchall()
+    table = Table(title=title)
+    table.add_column("", no_wrap=True)
+    for row in rows:
+        table.add_column(f"level {row[names.index('level')]}", justify="right", no_wrap=True)
+    for i, name in enumerate(names):
+        if name != "level":
+            table.add_row(name, *("" if row[i] is None else str(row[i]) for row in rows))
+    console.print(table)
+
+
 def info(db_path: DbOption = db.DEFAULT_DB) -> None:
     """Counts per level, how the build sampled and discarded instances, and what built it."""
     con = open_db(db_path)
-    print_rows("Levels", db.query(con, "level_counts"))
-    print_rows("Build stats (discards and necessity rejections)",
-               con.execute("select * from build_stats order by level"))
+    print_per_level("Levels", db.query(con, "level_counts"))
+    print_per_level("Build stats (discards and necessity rejections)",
+                    con.execute("select * from build_stats order by level"))
     print_rows("Thread tags that bind (of the instances whose threads say the kind: the share where it "
                "changes the answer, and where it rejects a start that breaks nothing else)",
                db.query(con, "tag_binding_shares"))
@@ -92,31 +109,93 @@ def info(db_path: DbOption = db.DEFAULT_DB) -> None:
 
 
 def check_read_only(query: str) -> None:
+    """One SELECT (or WITH ... SELECT) statement; a UserError (exit status 2) otherwise."""
     try:
         statements = [s for s in sqlglot.parse(query, read="duckdb") if s is not None]
     except sqlglot.errors.ParseError as e:
-        fail(f"not valid SQL: {e}", 2)
+        raise UserError(f"not valid SQL: {e}", 2) from None
     if len(statements) != 1:
-        fail(f"give exactly one statement (got {len(statements)})", 2)
+        raise UserError(f"give exactly one statement (got {len(statements)})", 2)
     statement = statements[0]
     if not isinstance(statement, (exp.Select, exp.SetOperation)) and not (
             isinstance(statement, exp.With) and isinstance(statement.this, exp.Select)):
-        fail(f"only SELECT (or WITH ... SELECT) queries are allowed, not {statement.key.upper()}", 2)
+        raise UserError(f"only SELECT (or WITH ... SELECT) queries are allowed, not {statement.key.upper()}", 2)
+
+
+def show_query(con: duckdb.DuckDBPyConnection, query: str, max_rows: int, params: dict | None = None) -> None:
+    """Print up to `max_rows` rows of one read-only query, saying so when there are more."""
+    check_read_only(query)
+    try:
+        relation = con.sql(query, params=params)
+        relation.limit(max_rows).show(max_rows=max_rows, max_width=console.width)
+        more = bool(relation.limit(1, offset=max_rows).fetchall())
+    except duckdb.Error as e:
+        raise UserError(f"query failed: {str(e).splitlines()[0]}", 2) from None
+    if more:
+        console.print(f"(the first {max_rows} rows; --max-rows N shows more)", markup=False, highlight=False)
+
+
+SHELL_HELP = ("Read-only SQL over {db}: end a statement with ';'. .tables lists the tables and views, "
+              ".schema NAME shows one's columns, .quit (or Ctrl-D) leaves.")
+
+
+SHELL_TABLES = "select table_name, table_type from information_schema.tables order by table_name"
+SHELL_SCHEMA = ("select column_name, data_type from information_schema.columns where table_name = $name "
+                "order by ordinal_position")
+
+
+def shell(con: duckdb.DuckDBPyConnection, db_path: Path, max_rows: int) -> None:
+    """A small read-only SQL prompt over the warehouse (for when no duckdb CLI of the same version
+    is at hand)."""
+    console.print(SHELL_HELP.format(db=db_path), markup=False, highlight=False)
+    lines: list[str] = []
+    while True:
+        try:
+            line = input("...> " if lines else "sql> ")
+        except EOFError:
+            break
+        command = line.strip()
+        if not lines and command in (".quit", ".exit"):
+            break
+        if not lines and command.startswith("."):
+            word, _, name = command.partition(" ")
+            try:
+                if word == ".tables":
+                    show_query(con, SHELL_TABLES, 10_000)
+                elif word == ".schema" and name.strip():
+                    show_query(con, SHELL_SCHEMA, 10_000, {"name": name.strip()})
+                else:
+                    console.print(SHELL_HELP.format(db=db_path), markup=False, highlight=False)
+            except UserError as e:
+                err.print(f"error: {e}", markup=False, highlight=False, soft_wrap=True)
+            continue
+        lines.append(line)
+        if lines[-1].rstrip().endswith(";"):
+            statement, lines = "\n".join(lines).rstrip().rstrip(";"), []
+            try:
+                show_query(con, statement, max_rows)
+            except UserError as e:
+                err.print(f"error: {e}", markup=False, highlight=False, soft_wrap=True)
 
 
 def sql(
-    query: Annotated[str, typer.Argument(help="One SELECT statement.")],
+    query: Annotated[str | None, typer.Argument(help="One SELECT statement.")] = None,
     db_path: DbOption = db.DEFAULT_DB,
-    max_rows: Annotated[int, typer.Option(help="Rows to print at most.")] = 50,
+    max_rows: Annotated[int, typer.Option(min=1, help="Rows to print at most.")] = 50,
+    interactive: Annotated[bool, typer.Option("--interactive", "-i", help="A read-only SQL prompt over the "
+                                                                          "warehouse.")] = False,
 ) -> None:
-    """Run one read-only query on the warehouse and print the result as a table."""
-    check_read_only(query)
+    """Run one read-only query on the warehouse and print the result as a table (or, with
+    --interactive, a prompt for many)."""
+    if interactive == (query is not None):
+        fail("give one SELECT statement, or --interactive for a prompt", 2)
+    if query is not None:
+        check_read_only(query)
     con = open_db(db_path)
-    try:
-        relation = con.sql(query)
-    except duckdb.Error as e:
-        fail(f"query failed: {e}", 2)
-    print(relation.limit(max_rows))
+    if interactive:
+        shell(con, db_path, max_rows)
+    else:
+        show_query(con, query, max_rows)
 
 
 def explain(
