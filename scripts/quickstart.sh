@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: install, build the warehouse, evaluate the offline agents on
 # every level (no API key needed), run the offline MINT ablation on the first 10 instances of each
-# level, and write the report. About 4 minutes on 2 cores (README, "Two commands").
+# level, and write the report. A few minutes on 2 cores: 7 min 52 s on a busy one (README).
 # On a terminal each step shows its own output; otherwise (a pipe, a log, CI) each step prints one
 # line and its output goes to build/quickstart.log.
 set -euo pipefail
@@ -25,7 +25,7 @@ step() {  # step DESCRIPTION COMMAND...
   fi
   [ -t 1 ] || echo "[$n/$steps] $what: done in $((SECONDS - t0)) s"
 }
-echo "MPCBench quickstart: about 4 minutes on 2 cores"
+echo "MPCBench quickstart: a few minutes on 2 cores (7 min 52 s on a busy one); each step says how long it took"
 step "install into .venv" bash -c "python3 -m venv .venv && .venv/bin/python -m pip install --quiet -e '.[dev]'"
 step "build the warehouse (3 levels x 100 instances)" .venv/bin/mpcbench build
 runs=()
