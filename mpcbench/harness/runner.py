@@ -149,6 +149,10 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
     con = db.open_existing(Path(config.db))
     created = not run_dir.exists()
     try:
+        price = model_price(config.model, config.prices) if config.agent == "openai" else None
+        if config.max_cost_usd is not None and price is None:
+            raise UserError(f"--max-cost: no price for model {config.model!r}; add it to a price table and pass "
+                            "--prices FILE (see harness/prices.toml)")
         server = preflight(config) if config.agent == "openai" else None
         plan = agent_plan(config, run_dir, concurrency_limit(config, server, progress.note))
         if plan.episodes is not None:
@@ -161,10 +165,6 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
             episodes = plan_episodes(con, config)
         if not episodes:
             raise UserError("no instances match --levels / --instances / --instance")
-        price = model_price(plan.model, config.prices) if config.agent == "openai" else None
-        if config.max_cost_usd is not None and price is None:
-            raise UserError(f"--max-cost: no price for model {plan.model!r}; add it to a price table and pass "
-                            "--prices FILE (see harness/prices.toml)")
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
