@@ -4,6 +4,7 @@ leaves no empty run directory, and a resume with options other than the run's is
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
 import signal
 import subprocess
@@ -17,6 +18,8 @@ from typer.testing import CliRunner
 from evalkit import PerInstance, submit
 from fake_openai import FakeOpenAI
 from mpcbench.cli import app
+from mpcbench.cli.runs import CONFIG_FIELDS, NOT_CONFIG, eval_command
+from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.journal import read_journal
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,3 +83,10 @@ def test_a_resume_with_other_options_is_refused_naming_them(db_path, tmp_path):
     same = runner.invoke(app, ["eval", "--agent", "calendar-only", "--levels", "1,2", "--concurrency", "2",
                                "--resume", "--out", str(run)])
     assert same.exit_code == 0 and "0 run now" in same.output, same.output
+
+
+def test_every_eval_option_names_a_config_field_or_is_not_one():
+    """The resume check compares the options given with the run's config, field by field."""
+    fields = {f.name for f in dataclasses.fields(EvalConfig)}
+    options = [name for name in inspect.signature(eval_command).parameters if name != "ctx"]
+    assert [o for o in options if o not in NOT_CONFIG and CONFIG_FIELDS.get(o, o) not in fields] == []

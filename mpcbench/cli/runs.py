@@ -65,7 +65,7 @@ def print_summary(title: str, summary: list[dict]) -> None:
 
 # The eval options that set a field of EvalConfig under another name.
 CONFIG_FIELDS = {"instance": "instance_ids", "timeout": "timeout_s", "replay_from": "replay_from", "db_path": "db",
-                 "max_cost": "max_cost_usd"}
+                 "max_cost": "max_cost_usd", "code_timeout": "code_timeout_s"}
 NOT_CONFIG = {"ablation", "resume", "retry_errors", "overwrite", "out"}
 
 
