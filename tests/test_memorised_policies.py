@@ -23,7 +23,7 @@ from mpcbench.warehouse import build, db
 
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 INSTANCES = 40
-ALLOWED_TOOLS = {"get_busy_intervals", "get_current_time"}
+ALLOWED_TOOLS = {"get_busy_intervals", "list_events", "get_current_time"}  # the calendar tool: L1, L2+
 SECRET = "a secret this test never writes anywhere"
 
 

@@ -66,7 +66,7 @@ def print_summary(title: str, summary: list[dict]) -> None:
 # The eval options that set a field of EvalConfig under another name.
 CONFIG_FIELDS = {"instance": "instance_ids", "timeout": "timeout_s", "replay_from": "replay_from", "db_path": "db",
                  "max_cost": "max_cost_usd", "code_timeout": "code_timeout_s"}
-NOT_CONFIG = {"ablation", "resume", "retry_errors", "overwrite", "out"}
+NOT_CONFIG = {"ablation", "ablation_code", "resume", "retry_errors", "overwrite", "out"}
 
 
 def given_options(ctx: typer.Context) -> frozenset[str]:
@@ -150,15 +150,12 @@ def eval_command(
                   TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as bar:
         given = given_options(ctx)
-        try:
-            if ablation:
-                results = run_ablation(config, resume=resume, overwrite=overwrite, code=ablation_code,
-                                       progress=lambda name: BarProgress(bar, name), given=given)
-            else:
-                results = [("eval", run_eval(config, resume=resume, retry_errors=retry_errors, overwrite=overwrite,
-                                             progress=BarProgress(bar), given=given))]
-        except UserError as e:
-            fail(str(e))
+        if ablation:
+            results = run_ablation(config, resume=resume, overwrite=overwrite, code=ablation_code,
+                                   progress=lambda name: BarProgress(bar, name), given=given)
+        else:
+            results = [("eval", run_eval(config, resume=resume, retry_errors=retry_errors, overwrite=overwrite,
+                                         progress=BarProgress(bar), given=given))]
     for name, result in results:
         label = f" ({name})" if ablation and name != result.run_id else ""
         print_summary(f"Run {result.run_id}{label}: {result.episodes} episodes ({result.ran} run now)",

@@ -236,7 +236,8 @@ def explain(
         which = (f"all {total} rejected in-hours starts" if shown == total else
                  f"the first {shown} of {total} rejected in-hours starts (--all lists every one)")
         title = f"Why these starts are not in the answer: {which}"
-    table = Table(title=title)
+    console.print(title, markup=False, highlight=False, soft_wrap=True)  # a table title would wrap
+    table = Table()
     for column in ("start", "constraint", "source", "rule / tag / event", "source row"):
         table.add_column(column)
     for v in result["violations"]:
