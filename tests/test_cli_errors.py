@@ -91,11 +91,16 @@ def test_eval_and_report_out_on_an_existing_file(db_path, finished_run, tmp_path
     assert readme.read_text() == "# mine\n"
 
 
-def test_debug_shows_the_traceback(tmp_path):
-    result = runner.invoke(app, ["--debug", "eval", "--db", str(tmp_path / "missing.duckdb")])
+@pytest.mark.parametrize("command", [["eval", "--db", "missing.duckdb"], ["report", "no-run"],
+                                     ["rescore", "no-run"], ["export", "out", "--db", "missing.duckdb"]])
+def test_debug_shows_the_traceback(tmp_path, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    quiet = runner.invoke(app, command)
+    assert quiet.exit_code == 1 and len(quiet.output.strip().splitlines()) == 1, quiet.output
+    result = runner.invoke(app, ["--debug", *command])
     assert result.exit_code == 1
     assert "Traceback (most recent call last)" in result.output and "UserError" in result.output
-    assert result.output.strip().splitlines()[-1].startswith("error: ")
+    assert result.output.strip().splitlines()[-1] == quiet.output.strip()
 
 
 def test_errors_carry_no_ansi_escapes_when_stderr_is_not_a_terminal(tmp_path):

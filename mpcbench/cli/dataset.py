@@ -13,7 +13,6 @@ from ..dataset.export import export_dataset
 from ..dataset.hf import export_hf
 from ..dataset.importer import import_dataset
 from ..dataset.validate import DatasetError
-from ..errors import UserError
 from ..warehouse import db
 from .common import DbOption, console, err, fail, open_db
 
@@ -35,8 +34,6 @@ def export_command(
     con = open_db(db_path)
     try:
         exported = FORMATS[fmt](con, directory)
-    except UserError as e:
-        fail(str(e))
     finally:
         con.close()
     counts = ", ".join(f"level {e.level}: {e.instances} instances" for e in exported)
@@ -61,8 +58,6 @@ def import_command(
         if e.total > len(e.errors):
             typer.echo(f"... and {e.total - len(e.errors)} more", err=True)
         raise typer.Exit(1)
-    except UserError as e:
-        fail(str(e))
     table = Table(title=f"Imported {directory} into {db_path}")
     for column in ("level", "world", "instances", "fewer than N feasible (kept)", "gold differs from oracles/"):
         table.add_column(column, justify="right")

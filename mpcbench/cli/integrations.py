@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from ..errors import UserError
 from ..harness.config import EvalConfig
 from ..harness.session import open_external_run
 from ..warehouse import db
@@ -39,10 +38,7 @@ def mcp_command(
     config = EvalConfig(agent="mcp", db=str(db_path), levels=(level,) if level else (1, 2, 3),
                         instances=instances, instance_ids=(instance,) if instance else (), model=model,
                         out=str(run) if run else None)
-    try:
-        session = open_external_run(config)
-    except UserError as e:
-        fail(str(e))
+    session = open_external_run(config)
     where = f"http://{host}:{port}/mcp" if port else "stdio"
     err.print(f"Serving level {session.level}: {len(session.todo)} of {len(session.episodes)} instances to answer, "
               f"over {where}; results in {session.run_dir}/", markup=False, highlight=False)

@@ -9,7 +9,6 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ..errors import UserError
 from ..harness.ablation import run_ablation
 from ..harness.config import AGENTS, EvalConfig
 from ..harness.rescore import rescore
@@ -180,10 +179,7 @@ def rescore_command(
     force: Annotated[bool, typer.Option(help="Score even if the build's content hash differs.")] = False,
 ) -> None:
     """Recompute every score and table of a run from its stored trajectories (after a grader change)."""
-    try:
-        meta = rescore(run, db_path, force=force)
-    except UserError as e:
-        fail(str(e))
+    meta = rescore(run, db_path, force=force)
     print_summary(f"Rescored {meta['run_id']} (grader {meta['grader_version']})", meta["summary"])
 
 
@@ -201,8 +197,5 @@ def report_command(
     (prompt, tool calls and their texts, answers, violations) under trajectories/."""
     if trajectories not in WHICH:
         fail(f"--trajectories takes {' | '.join(WHICH)}, not {trajectories!r}", 2)
-    try:
-        written = make_report(runs, out, prices=parse_prices(price or []), trajectories=trajectories)
-    except UserError as e:
-        fail(str(e))
+    written = make_report(runs, out, prices=parse_prices(price or []), trajectories=trajectories)
     console.print(f"Report: {written / 'report.md'} and {written / 'report.html'}", markup=False, highlight=False)

@@ -236,7 +236,6 @@ def explain(
         which = (f"all {total} rejected in-hours starts" if shown == total else
                  f"the first {shown} of {total} rejected in-hours starts (--all lists every one)")
         title = f"Why these starts are not in the answer: {which}"
-    console.print(title, markup=False, highlight=False, soft_wrap=True)  # a table title would wrap
     table = Table()
     for column in ("start", "constraint", "source", "rule / tag / event", "source row"):
         table.add_column(column)
@@ -244,6 +243,7 @@ def explain(
         table.add_row(f"{v['starts_at']:%Y-%m-%dT%H:%M}", v["constraint_kind"], v["source"],
                       v["constraint_id"], f"{v['source_table']}.{v['source_row_id']}")
     if result["violations"] or not start:
+        console.print(title, markup=False, highlight=False, soft_wrap=True)  # one line, never wrapped to the table
         console.print(table)
     for s, said in result["verdicts"].items():
         console.print(f"{s:%Y-%m-%dT%H:%M}: {said}", markup=False, highlight=False)
