@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from evalkit import PerInstance, instances, submission, submit
 from fake_openai import FakeOpenAI, empty_choices, hang, raw, reply_text, reply_tool_calls, status
 from mpcbench.cli import app
+from mpcbench.episode.toolfiles import tool_sources
 from mpcbench.errors import UserError
 from mpcbench.grading import scoring
 from mpcbench.harness.config import EvalConfig
@@ -308,8 +309,8 @@ def test_rescore_recomputes_identical_tables_and_follows_grader_changes(db_path,
 
     monkeypatch.setattr(scoring, "GRADER_VERSION", "test-grader")
     monkeypatch.setattr("mpcbench.harness.tables.GRADER_VERSION", "test-grader")
-    monkeypatch.setattr(scoring, "TOOL_SOURCES", {k: v for k, v in scoring.TOOL_SOURCES.items()
-                                                   if v != "calendar"})
+    without_calendar = {k: v for k, v in tool_sources().items() if v != "calendar"}
+    monkeypatch.setattr(scoring, "tool_sources", lambda: without_calendar)
     rescore(run.run_dir)
     after = pl.read_parquet(run.run_dir / "runs.parquet")
     assert not any("calendar" in read for read in after["sources_read"].to_list())

@@ -125,7 +125,7 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
-HEADER = "-- name: {name}\n-- description: A test tool.\n-- levels: 3\n-- render: json\n"
+HEADER = "-- name: {name}\n-- description: A test tool.\n-- levels: 3\n-- source: none\n-- render: json\n"
 
 
 @pytest.mark.parametrize("extra, sql, complaint", [
@@ -141,6 +141,25 @@ def test_a_header_that_disagrees_with_its_query_is_refused(tmp_path, extra, sql,
     path = _write(tmp_path, "get_thing", HEADER.format(name="get_thing") + extra + sql)
     with pytest.raises(ToolDefinitionError, match=complaint):
         parse_tool_file(path)
+
+
+@pytest.mark.parametrize("name", sorted(all_tools()))
+def test_every_tool_declares_the_source_it_reads(name):
+    line = next(line for line in all_tools()[name].path.read_text().splitlines() if line.startswith("-- source:"))
+    declared = line.removeprefix("-- source:").strip()
+    assert declared in toolfiles.TOOL_SOURCES
+    assert all_tools()[name].source == (None if declared == "none" else declared)
+
+
+@pytest.mark.parametrize("source, complaint", [
+    ("", "needs `-- source:`"),
+    ("-- source: calender\n", "source must be one of"),
+    ("-- source: none\n-- source: calendar\n", "given twice"),
+])
+def test_a_tool_without_one_known_source_is_refused(tmp_path, source, complaint):
+    header = HEADER.format(name="get_thing").replace("-- source: none\n", source)
+    with pytest.raises(ToolDefinitionError, match=complaint):
+        parse_tool_file(_write(tmp_path, "get_thing", header + "select $world_id"))
 
 
 def test_the_tool_name_must_be_the_file_name(tmp_path):

@@ -9,6 +9,9 @@ from them, so the description, the arguments and the query cannot drift apart:
     --   (an indented comment line continues the entry above it; `{policy_rule_types}`
     --   stands for the policy rule types of the constraint-kind registry)
     -- levels: 1 2 3                     the levels whose catalog holds the tool
+    -- source: calendar                  the source it reads: calendar | policy | threads | rooms |
+    --                                   directory, or none (it only lists ids or finds pages);
+    --                                   a call answered without error counts as reading it
     -- render: json                      json | document | document_search | transcript | markdown
     -- items: busy                       json: the rows go in a list under this key, after an
     --                                   echo of the arguments (else the one row is the object)
@@ -37,6 +40,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+from ..sources import SOURCES
 from ..warehouse.db import SQL_DIR
 from ..warehouse.kinds import policy_rule_kinds
 from .contract import ToolSpec
@@ -45,8 +49,9 @@ from .contract import ToolSpec
 TOOLS_DIR = SQL_DIR / "tools"
 ENV_PARAMS = frozenset({"world_id", "now", "page_size"})
 RENDERERS = ("json", "document", "document_search", "transcript", "markdown")
-HEADER_KEYS = ("name", "description", "levels", "render", "items", "page_size", "exists",
+HEADER_KEYS = ("name", "description", "levels", "source", "render", "items", "page_size", "exists",
                "not_found", "empty", "param")
+TOOL_SOURCES = (*SOURCES, "directory", "none")
 PAGING_PARAMS = frozenset({"limit", "cursor", "page"})
 DEFAULT_MAX_LENGTH = 200
 MAX_RANGE_DAYS = 31
@@ -91,6 +96,7 @@ class Tool:
     sql: str
     path: Path
     binds: frozenset[str]             # the $names the query uses
+    source: str | None = None         # the source it reads (None: `-- source: none`)
     items: str | None = None
     page_size: int | None = None
     exists_sql: str | None = None     # select 1 when the looked-up id exists
@@ -191,11 +197,13 @@ def parse_tool_file(path: Path) -> Tool:
             raise ToolDefinitionError(f"{where}: `{key}` is given twice")
         else:
             single[key] = value
-    for key in ("name", "description", "levels", "render"):
+    for key in ("name", "description", "levels", "source", "render"):
         if not single.get(key):
             raise ToolDefinitionError(f"{where}: the header needs `-- {key}:`")
     if single["name"] != path.stem:
         raise ToolDefinitionError(f"{where}: the tool is named {single['name']!r}; the file name must match")
+    if single["source"] not in TOOL_SOURCES:
+        raise ToolDefinitionError(f"{where}: source must be one of {', '.join(TOOL_SOURCES)}")
     if single["render"] not in RENDERERS:
         raise ToolDefinitionError(f"{where}: render must be one of {', '.join(RENDERERS)}")
     try:
@@ -229,6 +237,7 @@ def parse_tool_file(path: Path) -> Tool:
     description = single["description"].replace("{policy_rule_types}", policy_rule_types_text())
     return Tool(name=single["name"], description=description, levels=levels,
                 render=single["render"], params=tuple(params), sql=text, path=path, binds=binds,
+                source=None if single["source"] == "none" else single["source"],
                 items=single.get("items"), page_size=page_size, exists_sql=exists_sql,
                 not_found=single.get("not_found"), empty=single.get("empty"))
 
@@ -245,6 +254,15 @@ def policy_rule_types_text() -> str:
 def all_tools() -> dict[str, Tool]:
     """Every tool file, by name."""
     return {path.stem: parse_tool_file(path) for path in sorted(TOOLS_DIR.glob("*.sql"))}
+
+
+def tool_sources() -> dict[str, str]:
+    """Tool name -> the source it reads, for every tool that reads one (`-- source:`).
+
+    >>> tool_sources()["get_busy_intervals"], "list_threads" in tool_sources()
+    ('calendar', False)
+    """
+    return {name: tool.source for name, tool in all_tools().items() if tool.source}
 
 
 def catalog(level: int) -> list[Tool]:

@@ -16,7 +16,7 @@ rank-1 candidate is worth N, its last one 1, so the right set in the wrong order
 Failure causes are computed in SQL (`sql/queries/eval_*.sql`): the predicted candidates go into
 a temporary table and are joined with the constraint views (`int_violations`, room fit and
 bookings, `oracle_candidates`), and the tool trace says which sources the agent read, through
-`TOOL_SOURCES`. `score_episodes` runs it all on one cursor of the warehouse.
+each tool's `-- source:` header. `score_episodes` runs it all on one cursor of the warehouse.
 """
 
 from __future__ import annotations
@@ -28,43 +28,13 @@ from dataclasses import dataclass, field
 import duckdb
 
 from ..episode.answers import Candidate, ParsedAnswer
+from ..episode.toolfiles import tool_sources
 from ..timestamps import TIME_FORMAT
 from ..warehouse.db import SQL_DIR, records
 
 # 2: an answer is its first N candidates (N: the gold answer's length); the rest are dropped before
 # scoring and counted (n_submitted, over_submitted). Answers of N or fewer score as under version 1.
 GRADER_VERSION = "2"
-
-# Which source a tool reads (a call that answered without error counts as reading it). Tools
-# that only list ids or find pages (list_policies, list_threads, search_policy_docs,
-# list_projects, get_current_time) read no constraint source. Used unless the tool catalog says
-# otherwise (a `source` attribute on a tool).
-TOOL_SOURCES = {
-    "get_busy_intervals": "calendar",
-    "list_events": "calendar",
-    "get_policy": "policy",
-    "read_policy_doc": "policy",
-    "read_thread": "threads",
-    "search_messages": "threads",
-    "list_rooms": "rooms",
-    "get_room_availability": "rooms",
-    "search_people": "directory",
-    "get_person": "directory",
-}
-
-
-def tool_sources() -> dict[str, str]:
-    """Tool name -> source, from the catalog where a tool declares one, else TOOL_SOURCES."""
-    mapping = dict(TOOL_SOURCES)
-    try:
-        from ..episode.toolfiles import all_tools
-        for name, tool in all_tools().items():
-            if source := getattr(tool, "source", None):
-                mapping[name] = source
-    except ImportError:  # the tools module is optional for scoring stored runs
-        pass
-    return mapping
-
 
 # --- keys and set scores ---------------------------------------------------------------------
 

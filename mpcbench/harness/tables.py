@@ -20,7 +20,8 @@ import polars as pl
 
 from ..episode.answers import SUBMIT_TOOL_NAME
 from ..episode.code import PYTHON_TOOL
-from ..grading.scoring import GRADER_VERSION, Scored, score_episodes, tool_sources
+from ..episode.toolfiles import tool_sources
+from ..grading.scoring import GRADER_VERSION, Scored, score_episodes
 from .config import JOURNAL, RUN_JSON
 from .cost import episode_cost
 from .journal import episodes_from_journal, read_journal, write_json

@@ -5,6 +5,7 @@
 -- (Level 1 only: from level 2 on, list_events gives every event with its status, and applying
 -- the status rule is the agent's job.)
 -- levels: 1
+-- source: calendar
 -- render: json
 -- items: busy
 -- exists: people.person_id

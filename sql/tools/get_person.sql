@@ -1,6 +1,7 @@
 -- name: get_person
 -- description: One person from the directory by id: name, email, team and title.
 -- levels: 3
+-- source: directory
 -- render: json
 -- not_found: No person has person_id {person_id}; search_people finds ids by name.
 -- param: person_id (string, required, maxLength=40) The person's id, e.g. p-3fa9c2.

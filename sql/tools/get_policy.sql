@@ -2,6 +2,7 @@
 -- description: One scheduling policy as JSON: its rules, each with a type and parameters.
 --   Rule types: {policy_rule_types}.
 -- levels: 1
+-- source: policy
 -- render: json
 -- items: rules
 -- exists: policies.policy_id

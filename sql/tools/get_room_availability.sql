@@ -2,6 +2,7 @@
 -- description: The bookings of one room that overlap the date range, earliest first: the room
 --   is taken during each [start, end) and free at every other time.
 -- levels: 3
+-- source: rooms
 -- render: json
 -- items: booked
 -- exists: rooms.room_id

@@ -3,6 +3,7 @@
 --   title and status (confirmed, tentative or cancelled), earliest first. Intervals are
 --   half-open [start, end), local time YYYY-MM-DDTHH:MM. Pages with limit and cursor.
 -- levels: 2 3
+-- source: calendar
 -- render: json
 -- items: events
 -- exists: people.person_id

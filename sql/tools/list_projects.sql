@@ -1,6 +1,7 @@
 -- name: list_projects
 -- description: Projects with discussion threads, in a stable order. Pages with limit and cursor.
 -- levels: 2 3
+-- source: none
 -- render: json
 -- items: projects
 -- param: query (string, maxLength=200) Only projects whose name or id contains this text

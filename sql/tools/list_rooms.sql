@@ -2,6 +2,7 @@
 -- description: Meeting rooms as a table: id, name, building, floor, capacity (seats) and
 --   features. Every filter is optional.
 -- levels: 3
+-- source: rooms
 -- render: markdown
 -- empty: No room matches these filters.
 -- param: building (string, maxLength=100) Only rooms in this building.

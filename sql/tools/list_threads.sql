@@ -2,6 +2,7 @@
 -- description: The discussion threads of one project: id, channel and title. Read one with
 --   read_thread.
 -- levels: 2 3
+-- source: none
 -- render: json
 -- items: threads
 -- exists: projects.project_id

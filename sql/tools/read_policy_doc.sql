@@ -2,6 +2,7 @@
 -- description: One page of a policy document: its text, paragraph by paragraph, with the
 --   machine-readable tags it contains ([[type key=value ...]]). Pages hold 10 paragraphs.
 -- levels: 2 3
+-- source: policy
 -- render: document
 -- page_size: 10
 -- not_found: No policy document has doc_id {doc_id}; search_policy_docs lists them.

@@ -3,6 +3,7 @@
 --   time, author, message id and the text with any machine-readable tags
 --   ([[type key=value ...]]). Pages hold 15 messages.
 -- levels: 2 3
+-- source: threads
 -- render: transcript
 -- page_size: 15
 -- exists: threads.thread_id

@@ -3,6 +3,7 @@
 --   (case-insensitive), newest first. Each match gives its message id, thread id, time,
 --   author id and text.
 -- levels: 2 3
+-- source: threads
 -- render: json
 -- items: matches
 -- param: query (string, required, minLength=2, maxLength=200) Text to look for.

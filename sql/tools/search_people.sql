@@ -4,6 +4,7 @@
 --   Ana Lima) and emails that start with it. Several people may share a first name. Returns
 --   ids, names, emails, teams and titles.
 -- levels: 3
+-- source: directory
 -- render: json
 -- items: people
 -- param: query (string, required, minLength=1, maxLength=200) A name, part of a name or an email.

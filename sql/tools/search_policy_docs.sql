@@ -2,6 +2,7 @@
 -- description: Find policy documents (handbooks, addenda) that mention a text, and the pages
 --   where it appears (read them with read_policy_doc). Without a query, lists every document.
 -- levels: 2 3
+-- source: none
 -- render: document_search
 -- page_size: 10
 -- param: query (string, maxLength=200) Text to look for, case-insensitive: a word, a phrase or
