@@ -26,7 +26,7 @@ import duckdb
 
 from ..episode.answers import SUBMIT_TOOL_NAME, ParsedAnswer
 from ..warehouse.kinds import constraint_kinds
-from .scoring import Episode, TurnAnswer, score_episodes
+from .scoring import Episode, Grader, TurnAnswer
 
 KINDS = ("none", "binary", "rule", "llm")
 DETAILS = ("count", "which", "why")
@@ -116,10 +116,14 @@ class FeedbackGiver:
         if kind == "llm" and client is None:
             raise ValueError("llm feedback needs a chat client (--feedback-model)")
         self.con, self.kind, self.detail, self.client = con, kind, detail, client
+        self.grader = Grader(con)
+
+    def close(self) -> None:
+        self.grader.close()
 
     def facts(self, instance_id: str, level: int, answer: ParsedAnswer | None) -> str | None:
         """The rule feedback on the answer, or None if it is an exact match."""
-        scored = score_episodes(self.con, [Episode(instance_id, 1, level, [TurnAnswer(1, answer)])])
+        scored = self.grader.score([Episode(instance_id, 1, level, [TurnAnswer(1, answer)])])
         row = scored.answers[0]
         if row["exact_match"]:
             return None

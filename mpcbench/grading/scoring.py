@@ -13,24 +13,30 @@ prediction of its own. Rank-aware scores:
 `first_correct` (the first candidate is the oracle's first) and `ndcg` (graded: the oracle's
 rank-1 candidate is worth N, its last one 1, so the right set in the wrong order scores < 1).
 
-Failure causes are computed in SQL (`sql/queries/eval_*.sql`): the predicted candidates go into
-a temporary table and are joined with the constraint views (`int_violations`, room fit and
-bookings, `oracle_candidates`), and the tool trace says which sources the agent read, through
-each tool's `-- source:` header. `score_episodes` runs it all on one cursor of the warehouse.
+Failure causes are computed by the grading layer, `sql/40_grading/`: the predicted candidates,
+the answers and the tool trace go into its input tables (`00_inputs.sql`), and its views join
+them with the constraint views (`int_violations`, room fit and bookings, `oracle_candidates`),
+one view per check; the tool trace says which sources the agent read, through each tool's
+`-- source:` header. `score_episodes` runs it all on one cursor of the warehouse, whose
+temporary grading tables and views go when it closes.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
+import queue
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import duckdb
 
 from ..episode.answers import Candidate, ParsedAnswer
 from ..episode.toolfiles import tool_sources
 from ..timestamps import TIME_FORMAT
-from ..warehouse.db import SQL_DIR, records
+from ..warehouse import db
+from .layer import clear_grading, create_grading, refresh_grading
 
 # 2: an answer is its first N candidates (N: the gold answer's length); the rest are dropped before
 # scoring and counted (n_submitted, over_submitted). Answers of N or fewer score as under version 1.
@@ -133,14 +139,11 @@ class Scored:
         return out
 
 
-def read_sql(name: str) -> str:
-    return (SQL_DIR / "queries" / f"{name}.sql").read_text()
-
-
-def gold_keys(con: duckdb.DuckDBPyConnection, instance_ids: list[str]) -> dict[str, list[Key]]:
-    """The oracle's keys per instance, by rank."""
+def _gold(cur: duckdb.DuckDBPyConnection, instance_ids: list[str]) -> dict[str, list[Key]]:
     gold: dict[str, list[Key]] = {instance_id: [] for instance_id in instance_ids}
-    for row in records(con.execute(read_sql("eval_gold"), {"instance_ids": list(instance_ids)})):
+    rows = cur.execute("select * from grading_gold where list_contains($instance_ids, instance_id) "
+                       "order by instance_id, rank", {"instance_ids": list(instance_ids)})
+    for row in db.records(rows):
         gold[row["instance_id"]].append(
             (row["starts_at"].strftime(TIME_FORMAT), row["room_id"] if row["level"] == 3 else None))
     return gold
@@ -152,20 +155,73 @@ def judged(answer: ParsedAnswer | None, n: int) -> tuple[tuple[Candidate, ...], 
     return candidates[:n], len(candidates)
 
 
+class Grader:
+    """Scores episodes on cursors of one warehouse connection that hold the grading layer.
+    Creating the layer binds every grading view, which costs more than grading one answer, so a
+    cursor is kept for the next call with its input tables emptied; threads may score side by
+    side, one cursor each. `close` closes the cursors."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        self.con = con
+        self._idle: queue.SimpleQueue = queue.SimpleQueue()
+
+    @contextmanager
+    def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor with the grading layer and empty input tables, back in the pool after use."""
+        try:
+            cur = self._idle.get_nowait()
+        except queue.Empty:
+            cur = self.con.cursor()
+            create_grading(cur)
+        try:
+            yield cur
+            clear_grading(cur)
+        except BaseException:
+            cur.close()
+            raise
+        self._idle.put(cur)
+
+    def close(self) -> None:
+        while not self._idle.empty():
+            self._idle.get_nowait().close()
+
+    def gold_keys(self, instance_ids: list[str]) -> dict[str, list[Key]]:
+        with self.cursor() as cur:
+            return _gold(cur, instance_ids)
+
+    def score(self, episodes: list[Episode]) -> Scored:
+        with self.cursor() as cur:
+            return _score(cur, episodes)
+
+
+def gold_keys(con: duckdb.DuckDBPyConnection, instance_ids: list[str]) -> dict[str, list[Key]]:
+    """The oracle's keys per instance, by rank (the view grading_gold)."""
+    grader = Grader(con)
+    try:
+        return grader.gold_keys(instance_ids)
+    finally:
+        grader.close()
+
+
+def score_episodes(con: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> Scored:
+    """Score every turn's answer of the episodes (infrastructure errors are left out) and explain
+    every miss with the grading views (sql/40_grading/), on a cursor of `con` closed after."""
+    grader = Grader(con)
+    try:
+        return grader.score(episodes)
+    finally:
+        grader.close()
+
+
 def quick_score(level: int, answer: ParsedAnswer | None, gold: list[Key]) -> KeyScores:
     """Set scores only (no database): for progress bars."""
     candidates, _ = judged(answer, len(gold))
     return score_keys([candidate_key(level, c, i) for i, c in enumerate(candidates, 1)], gold)
 
 
-def _insert(con: duckdb.DuckDBPyConnection, table: str, columns: str, rows: list[dict]) -> None:
-    con.execute(f"create temp table {table} ({columns})")
+def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict]) -> None:
     if rows:
         con.execute(f"insert into {table} by name select unnest($rows, recursive := true)", {"rows": rows})
-
-
-def _materialize(con: duckdb.DuckDBPyConnection, table: str, query: str) -> None:
-    con.execute(f"create temp table {table} as\n{read_sql(query)}")
 
 
 def _starts_at(start: str | None) -> dt.datetime | None:
@@ -175,63 +231,49 @@ def _starts_at(start: str | None) -> dt.datetime | None:
         return None
 
 
-def score_episodes(con: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> Scored:
-    """Score every turn's answer of the episodes (infrastructure errors are left out) and explain
-    every miss with the SQL in sql/queries/eval_*.sql. Runs on a fresh cursor of `con`."""
+def _score(cur: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> Scored:
+    """score_episodes on a cursor that holds the grading layer with empty input tables."""
     scored = [e for e in episodes if e.error is None]
-    cur = con.cursor()
-    try:
-        gold = gold_keys(cur, sorted({e.instance_id for e in scored}))
-        predictions, answer_rows, calls = [], [], []
-        for e in scored:
-            for call in e.tool_calls:
-                calls.append({"instance_id": e.instance_id, "trial": e.trial, "turn": int(call.get("turn") or 1),
-                              "tool": str(call["tool"]), "error": call.get("error")})
-            for ta in e.answers:
-                answer = ta.answer
-                candidates, n_submitted = judged(answer, len(gold[e.instance_id]))
-                keys = [candidate_key(e.level, c, i) for i, c in enumerate(candidates, 1)]
-                s = score_keys(keys, gold[e.instance_id])
-                seen: set = set()
-                for position, (c, key) in enumerate(zip(candidates, keys), 1):
-                    predictions.append({
-                        "instance_id": e.instance_id, "trial": e.trial, "turn": ta.turn, "position": position,
-                        "start_text": c.start, "starts_at": _starts_at(c.start),
-                        "room_id": c.room_id if e.level == 3 else None, "raw": c.raw,
-                        "problem": c.problem, "problem_kinds": problem_kinds(e.level, c),
-                        "is_duplicate": key in seen})
-                    seen.add(key)
-                answer_rows.append({
-                    "instance_id": e.instance_id, "trial": e.trial, "turn": ta.turn, "level": e.level,
-                    "parse_ok": bool(answer is not None and answer.parse_ok),
-                    "answer_path": answer.path if answer is not None else None,
-                    "parse_error": answer.error if answer is not None else "no answer",
-                    "n_distinct_pred": s.n_distinct, "n_gold": s.n_gold, "n_submitted": n_submitted, "scores": s})
-        _insert(cur, "eval_predictions",
-                "instance_id varchar, trial integer, turn integer, position integer, start_text varchar, "
-                "starts_at timestamp, room_id varchar, raw varchar, problem varchar, problem_kinds varchar[], "
-                "is_duplicate boolean", predictions)
-        _insert(cur, "eval_episodes",
-                "instance_id varchar, trial integer, turn integer, level integer, parse_ok boolean, "
-                "n_distinct_pred integer, n_gold integer",
-                [{k: r[k] for k in ("instance_id", "trial", "turn", "level", "parse_ok", "n_distinct_pred", "n_gold")}
-                 for r in answer_rows])
-        _insert(cur, "eval_tool_calls", "instance_id varchar, trial integer, turn integer, tool varchar, error varchar",
-                calls)
-        _insert(cur, "eval_tool_sources", "tool varchar, source varchar",
-                [{"tool": t, "source": s} for t, s in sorted(tool_sources().items())])
-        _materialize(cur, "eval_source_reads", "eval_source_reads")
-        _materialize(cur, "eval_checked", "eval_candidate_checks")
-        _materialize(cur, "eval_failure_rows", "eval_failures")
-        checked = {(r["instance_id"], r["trial"], r["turn"], r["position"]): r
-                   for r in records(cur.execute("select * from eval_checked"))}
-        failures = records(cur.execute("select * from eval_failure_rows order by all"))
-        primary = {(r["instance_id"], r["trial"], r["turn"]): r
-                   for r in records(cur.execute(read_sql("eval_primary_causes")))}
-        coverage = {(r["instance_id"], r["trial"], r["turn"]): r
-                    for r in records(cur.execute(read_sql("eval_source_coverage")))}
-    finally:
-        cur.close()
+    gold = _gold(cur, sorted({e.instance_id for e in scored}))
+    predictions, answer_rows, calls = [], [], []
+    for e in scored:
+        for call in e.tool_calls:
+            calls.append({"instance_id": e.instance_id, "trial": e.trial, "turn": int(call.get("turn") or 1),
+                          "tool": str(call["tool"]), "error": call.get("error")})
+        for ta in e.answers:
+            answer = ta.answer
+            candidates, n_submitted = judged(answer, len(gold[e.instance_id]))
+            keys = [candidate_key(e.level, c, i) for i, c in enumerate(candidates, 1)]
+            s = score_keys(keys, gold[e.instance_id])
+            seen: set = set()
+            for position, (c, key) in enumerate(zip(candidates, keys), 1):
+                predictions.append({
+                    "instance_id": e.instance_id, "trial": e.trial, "turn": ta.turn, "position": position,
+                    "start_text": c.start, "starts_at": _starts_at(c.start),
+                    "room_id": c.room_id if e.level == 3 else None, "raw": c.raw,
+                    "problem": c.problem, "problem_kinds": problem_kinds(e.level, c),
+                    "is_duplicate": key in seen})
+                seen.add(key)
+            answer_rows.append({
+                "instance_id": e.instance_id, "trial": e.trial, "turn": ta.turn, "level": e.level,
+                "parse_ok": bool(answer is not None and answer.parse_ok),
+                "answer_path": answer.path if answer is not None else None,
+                "parse_error": answer.error if answer is not None else "no answer",
+                "n_distinct_pred": s.n_distinct, "n_gold": s.n_gold, "n_submitted": n_submitted, "scores": s})
+    _insert(cur, "grading_predictions", predictions)
+    _insert(cur, "grading_episodes",
+            [{k: r[k] for k in ("instance_id", "trial", "turn", "level", "parse_ok", "n_distinct_pred", "n_gold")}
+             for r in answer_rows])
+    _insert(cur, "grading_tool_calls", calls)
+    _insert(cur, "grading_tool_sources", [{"tool": t, "source": s} for t, s in sorted(tool_sources().items())])
+    refresh_grading(cur)
+    checked = {(r["instance_id"], r["trial"], r["turn"], r["position"]): r
+               for r in db.records(cur.execute("select * from grading_candidate_checks"))}
+    failures = db.records(cur.execute("select * from grading_failures order by all"))
+    primary = {(r["instance_id"], r["trial"], r["turn"]): r
+               for r in db.records(cur.execute("select * from grading_primary_causes"))}
+    coverage = {(r["instance_id"], r["trial"], r["turn"]): r
+                for r in db.records(cur.execute("select * from grading_source_coverage"))}
 
     candidates = []
     for p in predictions:

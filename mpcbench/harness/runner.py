@@ -281,6 +281,7 @@ async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path:
         journal.close()
         if plan.close is not None:
             await plan.close()
+        feedback.close()
         if feedback.client is not None:
             await feedback.client.aclose()
 

@@ -1,4 +1,4 @@
-"""The warehouse: open the DuckDB file, create the raw tables and the SQL views from `sql/`.
+r"""The warehouse: open the DuckDB file, create the raw tables and the SQL views from `sql/`.
 
     >>> con = connect(None)          # in memory
     >>> create_warehouse(con)
@@ -6,12 +6,22 @@
     (0,)
 
 SQL lives in files; a file's name is the name of the view it defines. Layers only read earlier
-layers, and inside a layer the views are created in dependency order (found with sqlglot).
+layers, and inside a layer the views are created in dependency order (found with sqlglot). A
+view file's leading comment is its description and `-- column: name  text` lines note its
+columns; both become DuckDB comments (`duckdb_views()`, `duckdb_columns()`):
+
+    >>> view_docs("-- Gold starts.\n-- column: rank  1 = the earliest.\nselect 1 as rank")
+    ('Gold starts.', {'rank': '1 = the earliest.'})
+
+The grading layer, `sql/40_grading/`, is created on a scoring connection only
+(`mpcbench/grading/layer.py`); a file of a layer whose name starts with a digit is not a view
+(the grading layer's `00_inputs.sql` declares its input tables).
 """
 
 from __future__ import annotations
 
 import graphlib
+import re
 from functools import cache
 from pathlib import Path
 
@@ -88,7 +98,7 @@ GENERATED_VIEWS = {"20_intermediate": {"int_framed_violations": framed_violation
 def layer_views(layer: str) -> tuple[tuple[str, str], ...]:
     """(view name, SQL) of every view in a layer, each after the views it reads; a generated
     view (GENERATED_VIEWS) gets its SQL from the layer's files."""
-    sources = {p.stem: p.read_text() for p in sorted((SQL_DIR / layer).glob("*.sql"))}
+    sources = {p.stem: p.read_text() for p in sorted((SQL_DIR / layer).glob("[a-z]*.sql"))}
     for name, make in GENERATED_VIEWS.get(layer, {}).items():
         sources[name] = make(list(sources))
     graph = {name: referenced_tables(sql) & sources.keys() - {name} for name, sql in sources.items()}
@@ -98,6 +108,39 @@ def layer_views(layer: str) -> tuple[tuple[str, str], ...]:
 
 def view_names() -> list[str]:
     return [name for layer in VIEW_LAYERS for name, _ in layer_views(layer)]
+
+
+_DOC_COLUMN = re.compile(r"^column:\s*([a-z_][a-z0-9_]*)\s+(.*)$")
+
+
+def view_docs(sql: str) -> tuple[str, dict[str, str]]:
+    """A view file's description (its leading comment) and its column notes (`-- column: name
+    text`); a comment line that is neither continues the entry above it."""
+    entries = [["", ""]]
+    for line in sql.splitlines():
+        if not line.startswith("--"):
+            break
+        text = line[2:].strip()
+        if column := _DOC_COLUMN.match(text):
+            entries.append([column.group(1), column.group(2)])
+        elif text:
+            entries[-1][1] = f"{entries[-1][1]} {text}".strip()
+    description, *columns = entries
+    return description[1], {name: text for name, text in columns}
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def document(con: duckdb.DuckDBPyConnection, name: str, sql: str) -> None:
+    """Attach the view file's description and column notes to the view as DuckDB comments
+    (COMMENT ON takes no bound parameter: the text, from our own files, is quoted here)."""
+    description, columns = view_docs(sql)
+    if description:
+        con.execute(f"comment on view {name} is {_quote(description)}")
+    for column, text in columns.items():
+        con.execute(f"comment on column {name}.{column} is {_quote(text)}")
 
 
 def create_tables(con: duckdb.DuckDBPyConnection) -> None:
@@ -111,6 +154,7 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
     for layer in VIEW_LAYERS:
         for name, sql in layer_views(layer):
             con.execute(f"create or replace view {name} as\n{sql}")
+            document(con, name, sql)
 
 
 # Views computed once into a table (`mat_<name>`) by `refresh`, as dbt materializes a model:
@@ -119,14 +163,21 @@ MATERIALIZED = ("int_framed_grid", "int_framed_violations", "int_scenario_feasib
                 "int_room_choice", "int_scenario_candidates")
 
 
+def materialize(con: duckdb.DuckDBPyConnection, name: str, sql: str, temp: bool = False) -> None:
+    """Compute the view's SQL into the table `mat_<name>` and make the view read it."""
+    kind = "temp " if temp else ""
+    con.execute(f"create or replace {kind}table mat_{name} as\n{sql}")
+    con.execute(f"create or replace {kind}view {name} as select * from mat_{name}")
+    document(con, name, sql)
+
+
 def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None) -> None:
     """Recompute the materialized views from the raw tables (after any change to them); with
     `until`, stop after that one (the views after it are left out of date). The views must
     exist (create_views); a materialized view becomes `select * from mat_<name>`."""
     definitions = {name: sql for layer in VIEW_LAYERS for name, sql in layer_views(layer)}
     for name in MATERIALIZED:
-        con.execute(f"create or replace table mat_{name} as\n{definitions[name]}")
-        con.execute(f"create or replace view {name} as select * from mat_{name}")
+        materialize(con, name, definitions[name])
         if name == until:
             return
 

@@ -1,6 +1,11 @@
 -- For each source an instance's level requires: does removing it change the first N starts?
 -- Removing a constraint only adds feasible starts, so the answers are equal exactly when they
 -- have as many starts and every gold start is still among the first N without that source.
+-- column: instance_id  The instance (instances.instance_id).
+-- column: source  A source the instance's level requires (level_sources): calendar, policy,
+--   threads or rooms.
+-- column: is_needed  True when the answer without this source's constraints differs from the
+--   gold answer (the build keeps only instances where every required source is needed).
 with top_starts as (
     select
         c.dropped_source,

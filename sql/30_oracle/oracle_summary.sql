@@ -1,4 +1,9 @@
 -- Per instance: how many candidates were asked for and how many are feasible.
+-- column: instance_id  The instance (instances.instance_id).
+-- column: level  The instance's level, 1 to 3.
+-- column: n  How many candidates the request asks for.
+-- column: n_feasible  How many candidates are feasible (rows of oracle_candidates).
+-- column: has_enough_feasible  n_feasible >= n (the build discards an instance without).
 with feasible_counts as (
     select instance_id, count(*) as n_feasible
     from oracle_candidates

@@ -1,11 +1,18 @@
--- name: eval_primary_causes
--- The primary failure cause of each answer that is not an exact match (reads the temp table
--- eval_failure_rows, the output of eval_failures): a parse failure if there is one; else the
--- (cause, source, constraint kind, stage) that explains the most wrong candidates, preferring
--- acquisition over integration, then the source order calendar, policy, threads, rooms, answer;
--- too few candidates only when nothing else is wrong.
+-- The primary failure cause of each answer that is not an exact match: a parse failure if there
+-- is one; else the (cause, source, constraint kind, stage) of grading_failures that explains the
+-- most wrong candidates, preferring acquisition over integration, then the source order
+-- calendar, policy, threads, rooms, answer; too few candidates only when nothing else is wrong.
+-- column: instance_id  The instance.
+-- column: trial  The episode's trial.
+-- column: turn  The answer's turn.
+-- column: cause  As in grading_failures.
+-- column: source  The violated constraint's source (violation only).
+-- column: constraint_kind  The violated constraint (violation only).
+-- column: stage  acquisition, integration or null, as in grading_failures.
+-- column: n_candidates  How many wrong candidates the cause explains.
+-- column: constraint_ids  The rules, tags, events or rooms behind it, sorted.
 with failures as (
-    select * from eval_failure_rows
+    select * from grading_failures
 ),
 
 per_candidate as (

@@ -1,20 +1,29 @@
--- name: eval_failures
--- Why an answer is not an exact match, one row per cause (reads the temp tables eval_checked,
--- eval_episodes and eval_source_reads). Causes:
---   violation           a wrong candidate breaks this constraint (one row per constraint and
---                       source row, with the candidates it hits); stage 'acquisition' when the
---                       constraint's source was never read (decomposition/acquisition), else
---                       'integration' (read, still violated); none for the answer's own problems
---   ranking             a wrong candidate is feasible but not among the first N (integration)
---   unexplained         a wrong candidate breaks nothing and is not feasible (a grader bug)
---   too_few_candidates  fewer distinct candidates than the N asked for
---   parse_failure       no readable answer
+-- Why an answer is not an exact match, one row per cause. Causes: violation (a wrong candidate
+-- breaks this constraint; one row per constraint and source row, with the candidates it hits;
+-- stage 'acquisition' when the constraint's source was never read, else 'integration', none for
+-- the answer's own problems); ranking (a wrong candidate is feasible but not among the first N;
+-- integration); unexplained (a wrong candidate breaks nothing and is not feasible: a grader
+-- bug); too_few_candidates (fewer distinct candidates than the N asked for); parse_failure (no
+-- readable answer).
+-- column: instance_id  The instance.
+-- column: trial  The episode's trial.
+-- column: turn  The answer's turn.
+-- column: cause  violation, ranking, unexplained, too_few_candidates or parse_failure.
+-- column: source  The violated constraint's source (violation only).
+-- column: constraint_kind  The violated constraint (violation only).
+-- column: constraint_id  The rule, tag, event or room that states it (violation only).
+-- column: source_table  The table of the row behind it (violation only).
+-- column: source_row_id  That row's id (violation only).
+-- column: stage  acquisition (the source was never read), integration (read, still wrong), or
+--   null (the answer's own problems, unexplained, too_few_candidates, parse_failure).
+-- column: n_candidates  How many wrong candidates the cause explains (0 for an answer-wide one).
+-- column: positions  Their places in the answer, sorted.
 with episodes as (
-    select * from eval_episodes
+    select * from grading_episodes
 ),
 
 wrong as (
-    select * from eval_checked where not in_gold and not is_duplicate
+    select * from grading_candidate_checks where not in_gold and not is_duplicate
 ),
 
 violations as (
@@ -49,7 +58,7 @@ violation_causes as (
         end as stage,
         list_sort(list(distinct v.position)) as positions
     from violations as v
-    left join eval_source_reads as r
+    left join grading_source_reads as r
         on r.instance_id = v.instance_id and r.trial = v.trial and r.turn = v.turn and r.source = v.source
     group by all
 ),

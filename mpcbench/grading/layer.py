@@ -1,0 +1,63 @@
+"""The grading layer, `sql/40_grading/`: one view per check of the agents' answers, over input
+tables that `00_inputs.sql` declares. It lives on one connection as temporary objects, so
+grading never writes the warehouse file (and grades on a read-only one):
+
+    >>> con = db.connect(None)
+    >>> db.create_warehouse(con)
+    >>> create_grading(con)
+    >>> grading_inputs()
+    ('grading_predictions', 'grading_episodes', 'grading_tool_calls', 'grading_tool_sources')
+    >>> con.execute("select count(*) from grading_failures").fetchone()
+    (0,)
+
+`mpcbench/grading/scoring.py` fills the inputs, calls `refresh_grading` and selects from the views.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+
+from ..warehouse import db
+
+LAYER = "40_grading"
+INPUTS = db.SQL_DIR / LAYER / "00_inputs.sql"
+# Views several later ones read, computed into `mat_<name>` tables (as `db.MATERIALIZED`), in
+# the layer's order.
+MATERIALIZED = ("grading_source_reads", "grading_room_candidates", "grading_candidate_checks", "grading_failures")
+
+
+@cache
+def grading_inputs() -> tuple[str, ...]:
+    """The input tables, as `00_inputs.sql` creates them."""
+    return tuple(statement.find(exp.Table).name for statement in sqlglot.parse(INPUTS.read_text(), read="duckdb")
+                 if isinstance(statement, exp.Create))
+
+
+def create_grading(con: duckdb.DuckDBPyConnection) -> None:
+    """The empty input tables and every grading view over them, with their comments, on this
+    connection; the MATERIALIZED views at once, so that the views after them bind to the table
+    (binding the whole chain of views is what makes creating the layer slow)."""
+    con.execute(INPUTS.read_text())
+    for name, sql in db.layer_views(LAYER):
+        if name in MATERIALIZED:
+            db.materialize(con, name, sql, temp=True)
+        else:
+            con.execute(f"create or replace temp view {name} as\n{sql}")
+            db.document(con, name, sql)
+
+
+def refresh_grading(con: duckdb.DuckDBPyConnection) -> None:
+    """Recompute the materialized views after the input tables changed."""
+    definitions = dict(db.layer_views(LAYER))
+    for name in MATERIALIZED:
+        con.execute(f"create or replace temp table mat_{name} as\n{definitions[name]}")
+
+
+def clear_grading(con: duckdb.DuckDBPyConnection) -> None:
+    """Empty the input tables (the materialized views go stale until `refresh_grading`)."""
+    for table in grading_inputs():
+        con.execute(f"delete from {table}")

@@ -1,0 +1,44 @@
+-- The grading layer's inputs: temporary tables that mpcbench/grading/scoring.py fills from the
+-- agents' answers and tool traces before it selects from the grading views. They live on the
+-- scoring connection only (db.create_grading), so grading never writes the warehouse file.
+
+-- One row per submitted candidate of each answer (instance, trial, turn), as the parser read it.
+create temp table grading_predictions (
+    instance_id varchar not null,
+    trial integer not null,
+    turn integer not null,
+    position integer not null,        -- 1 = the answer's first candidate
+    start_text varchar,               -- the start as submitted
+    starts_at timestamp,              -- the start, when it reads as a wall-clock time
+    room_id varchar,                  -- level 3 only
+    raw varchar,                      -- the candidate as submitted
+    problem varchar,                  -- what the parser found wrong, in words
+    problem_kinds varchar[],          -- the same as kinds of the source 'answer' (off_grid, ...)
+    is_duplicate boolean              -- its key repeats an earlier candidate of the answer
+);
+
+-- One row per answer: its level, whether it parsed, and its sizes.
+create temp table grading_episodes (
+    instance_id varchar not null,
+    trial integer not null,
+    turn integer not null,
+    level integer not null,
+    parse_ok boolean,
+    n_distinct_pred integer,          -- distinct candidate keys submitted
+    n_gold integer                    -- the n the instance asks for
+);
+
+-- One row per tool call of an episode (submit_candidates included).
+create temp table grading_tool_calls (
+    instance_id varchar not null,
+    trial integer not null,
+    turn integer not null,            -- the turn the call was made in
+    tool varchar not null,
+    error varchar                     -- null when the tool answered
+);
+
+-- The source each tool reads (its `-- source:` header; tools that read none are left out).
+create temp table grading_tool_sources (
+    tool varchar not null,
+    source varchar not null
+);
