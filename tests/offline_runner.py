@@ -1,9 +1,8 @@
 """A minimal in-process runner of the offline agents for tests (no journal, no tables;
 `mpcbench eval` is the real harness). Scores come from `mpcbench.grading.scoring`.
 
-    >>> rows = run_offline(con, "scripted", level=3)
-    >>> all(row["exact_match"] for row in rows)
-    True
+    rows = run_offline(con, "scripted", level=3)
+    all(row["exact_match"] for row in rows)           # True
 """
 
 from __future__ import annotations

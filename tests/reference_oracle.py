@@ -1,9 +1,9 @@
 """A plain-Python oracle written from DESIGN.md sections 2-3 alone, to check the SQL oracle.
 
-    >>> answer = solve(world, instance)
-    >>> answer.top                     # [(start, room_id or None), ...], the first N
-    >>> answer.n_feasible
-    >>> necessity(world, instance)     # {"calendar": True, "policy": True, ...}
+    answer = solve(world, instance)
+    answer.top                     # [(start, room_id or None), ...], the first N
+    answer.n_feasible
+    necessity(world, instance)     # {"calendar": True, "policy": True, ...}
 
 Deliberately naive: every 15-minute start of every day in the window is checked against every
 constraint with `datetime` arithmetic and loops, nothing indexed or precomputed. It reads the

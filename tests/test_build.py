@@ -16,6 +16,7 @@ import reference_oracle as ref
 from mpcbench.dataset import rows
 from mpcbench.sources import SOURCES
 from mpcbench.warehouse import build, db
+from mpcbench.warehouse.checks import run_checks
 
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 LEVELS = (1, 2, 3)
@@ -82,6 +83,11 @@ def test_kept_instances_have_enough_feasible_starts(con):
     assert [r for r in rows if not (r[3] and r[2] >= r[1])] == []
     answers = dict(con.execute("select instance_id, count(*) from oracle_answers group by all").fetchall())
     assert all(answers[instance_id] == n for instance_id, n, _, _ in rows)
+
+
+def test_the_data_tests_pass(con):
+    results = run_checks(con)
+    assert len(results) >= 6 and [(r.name, r.sample) for r in results if r.failed] == []
 
 
 def test_kept_instances_need_every_source_of_their_level(con):

@@ -38,6 +38,7 @@ def options(debug: Annotated[bool, typer.Option("--debug", help="Show the traceb
 
 
 app.command("build")(warehouse.build_command)
+app.command("check")(warehouse.check)
 app.command("info")(warehouse.info)
 app.command("sql")(warehouse.sql)
 app.command("explain")(warehouse.explain)

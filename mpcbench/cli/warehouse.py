@@ -1,4 +1,4 @@
-"""`mpcbench build`, `info`, `sql`, `explain` and `version`: the commands on the warehouse."""
+"""`mpcbench build`, `check`, `info`, `sql`, `explain` and `version`: the commands on the warehouse."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from .. import __version__
 from ..errors import UserError
 from ..warehouse import db
 from ..warehouse.build import BuildError, build
+from ..warehouse.checks import run_checks
 from ..warehouse.explain import SHOWN_REJECTED, explain as explain_instance
 from ..world.config import ConfigError
 from ..world.split import SECRET_ENV
@@ -37,6 +38,7 @@ def build_command(
     secret_seed: Annotated[str | None, typer.Option(
         envvar=SECRET_ENV, show_envvar=True, show_default=False,
         help="The secret of --split test; never written anywhere (the build records its hash).")] = None,
+    check_after: Annotated[bool, typer.Option("--check", help="Then run the data tests (as `mpcbench check`).")] = False,
 ) -> None:
     """Generate the worlds and instances, label them with the SQL oracle, write the DuckDB file."""
     chosen = parse_levels(levels)
@@ -70,6 +72,28 @@ def build_command(
     where = "" if db_path == db.DEFAULT_DB else f" --db {db_path}"
     console.print(f"Explore it: mpcbench sql \"select * from oracle_answers limit 10\"{where}  (or a prompt: "
                   f"mpcbench sql --interactive{where})", markup=False, highlight=False, soft_wrap=True)
+    if check_after:
+        check(db_path)
+
+
+def check(db_path: DbOption = db.DEFAULT_DB) -> None:
+    """Run the data tests (sql/checks/*.sql: invariants that must return no row); exit 1 if one fails."""
+    con = open_db(db_path)
+    try:
+        results = run_checks(con)
+    finally:
+        con.close()
+    for r in results:
+        if r.failed:
+            console.print(f"[bold red]FAIL[/] {r.name}: {r.n_rows} row{'s' if r.n_rows != 1 else ''}. "
+                          f"{r.description}", highlight=False)
+            console.print(f"     first: {r.sample}", markup=False, highlight=False)
+        else:
+            console.print(f"ok   {r.name}", highlight=False)
+    failed = sum(r.failed for r in results)
+    if failed:
+        fail(f"{failed} of {len(results)} data tests failed on {db_path}")
+    console.print(f"{len(results)} data tests passed on {db_path}", highlight=False)
 
 
 def print_rows(title: str, cursor: duckdb.DuckDBPyConnection) -> None:

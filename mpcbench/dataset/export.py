@@ -1,6 +1,6 @@
 """`mpcbench export`: write the dataset files of DESIGN.md section 5.
 
-    >>> export_dataset(con, Path("dataset"))       # worlds/, instances/, oracles/, schema/
+    export_dataset(con, Path("dataset"))       # worlds/, instances/, oracles/, schema/
 
 Export writes what `rows.dump_world` and `rows.dump_instances` read back from the raw tables,
 plus the oracle's answers, so export → import → export gives identical bytes.

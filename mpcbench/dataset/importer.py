@@ -1,7 +1,7 @@
 """`mpcbench import`: check dataset files and load them into a new warehouse.
 
-    >>> report = import_dataset(Path("dataset"), Path("build/imported.duckdb"))
-    >>> [(level.level, level.instances, level.too_few_feasible) for level in report.levels]
+    report = import_dataset(Path("dataset"), Path("build/imported.duckdb"))
+    [(level.level, level.instances, level.too_few_feasible) for level in report.levels]
 
 Every file is read and checked in two passes: the JSON Schemas in `mpcbench/dataset/schema/`
 (keys, types, timestamp patterns, rule and tag types with their params, level-specific keys),

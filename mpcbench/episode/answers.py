@@ -1,5 +1,9 @@
 """The answer format (DESIGN.md section 7): the `submit_candidates` tool and the plain-text fallback.
 
+    >>> answer = parse_text_answer('[{"start": "2026-03-02 09:00"}, {"start": "2026-03-02T09:05"}]', 1)
+    >>> answer.parse_ok, [(c.start, c.problem) for c in answer.candidates]
+    (True, [('2026-03-02T09:00', None), ('2026-03-02T09:05', 'off the 15-minute grid')])
+
 Two paths give one `ParsedAnswer`:
 
 - `parse_submission` (path "tool"): the tool's arguments, validated against `submit_schema`.

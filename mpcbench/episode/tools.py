@@ -1,10 +1,9 @@
 """Agent tools: one `sql/tools/<name>.sql` file per tool, whose header is its only definition.
 
-    >>> env = ToolEnvironment(con, "L3-0007")
-    >>> [spec.name for spec in env.tools][:3]
-    ['get_current_time', 'get_person', 'get_room_availability']
-    >>> env.call("search_people", {"query": "Ana"})
-    '{"query": "Ana", "total": 2, "people": [...], "remaining": 0, "next_cursor": null}'
+    env = ToolEnvironment(con, "L3-0007")          # con: a connection to the warehouse
+    [spec.name for spec in env.tools][:3]           # ['get_current_time', 'get_person', 'get_room_availability']
+    env.call("search_people", {"query": "Ana"})
+    # '{"query": "Ana", "total": 2, "people": [...], "remaining": 0, "next_cursor": null}'
 
 `ToolEnvironment.call` never raises for anything an agent can send: unknown tools, non-JSON
 arguments, schema violations, bad dates and unknown ids all come back as a short text that

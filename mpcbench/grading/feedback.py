@@ -110,16 +110,14 @@ def rule_text(level: int, answer_row: dict, candidates: list[dict], detail: str)
 class FeedbackGiver:
     """Scores an answer against the oracle and words the feedback (see the module docstring)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, kind: str = "rule", detail: str = "why", client=None):
+    def __init__(self, con: duckdb.DuckDBPyConnection, kind: str = "rule", detail: str = "why", client=None,
+                 grader: Grader | None = None):
         if kind not in KINDS or detail not in DETAILS:
             raise ValueError(f"feedback must be one of {KINDS} and detail one of {DETAILS}")
         if kind == "llm" and client is None:
             raise ValueError("llm feedback needs a chat client (--feedback-model)")
         self.con, self.kind, self.detail, self.client = con, kind, detail, client
-        self.grader = Grader(con)
-
-    def close(self) -> None:
-        self.grader.close()
+        self.grader = grader if grader is not None else Grader(con)   # the run's, to share its cursors
 
     def facts(self, instance_id: str, level: int, answer: ParsedAnswer | None) -> str | None:
         """The rule feedback on the answer, or None if it is an exact match."""

@@ -37,17 +37,19 @@ def grading_inputs() -> tuple[str, ...]:
                  if isinstance(statement, exp.Create))
 
 
-def create_grading(con: duckdb.DuckDBPyConnection) -> None:
-    """The empty input tables and every grading view over them, with their comments, on this
-    connection; the MATERIALIZED views at once, so that the views after them bind to the table
-    (binding the whole chain of views is what makes creating the layer slow)."""
+def create_grading(con: duckdb.DuckDBPyConnection, documented: bool = True) -> None:
+    """The empty input tables and every grading view over them on this connection, with their
+    comments unless `documented` is false (scoring needs none); the MATERIALIZED views at once,
+    so that the views after them bind to the table (binding the chains of views below is what
+    makes creating the layer slow)."""
     con.execute(INPUTS.read_text())
     for name, sql in db.layer_views(LAYER):
         if name in MATERIALIZED:
-            db.materialize(con, name, sql, temp=True)
+            db.materialize(con, name, sql, temp=True, documented=documented)
         else:
             con.execute(f"create or replace temp view {name} as\n{sql}")
-            db.document(con, name, sql)
+            if documented:
+                db.document(con, name, sql)
 
 
 def refresh_grading(con: duckdb.DuckDBPyConnection) -> None:

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
 import queue
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -158,26 +160,33 @@ def judged(answer: ParsedAnswer | None, n: int) -> tuple[tuple[Candidate, ...], 
 class Grader:
     """Scores episodes on cursors of one warehouse connection that hold the grading layer.
     Creating the layer binds every grading view, which costs more than grading one answer, so a
-    cursor is kept for the next call with its input tables emptied; threads may score side by
-    side, one cursor each. `close` closes the cursors."""
+    cursor is kept for the next call with its input tables emptied. Threads may score side by
+    side on up to `size` cursors (default: one per core; more would only share the cores); a
+    thread waits for a free one beyond that. `close` closes the cursors."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection):
+    def __init__(self, con: duckdb.DuckDBPyConnection, size: int | None = None):
         self.con = con
-        self._idle: queue.SimpleQueue = queue.SimpleQueue()
+        self.size = size or os.cpu_count() or 1
+        self._idle: queue.Queue = queue.Queue()
+        self._made = 0
+        self._lock = threading.Lock()
 
     @contextmanager
     def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A cursor with the grading layer and empty input tables, back in the pool after use."""
+        with self._lock:
+            make = self._idle.empty() and self._made < self.size
+            self._made += make
+        cur = self.con.cursor() if make else self._idle.get()
         try:
-            cur = self._idle.get_nowait()
-        except queue.Empty:
-            cur = self.con.cursor()
-            create_grading(cur)
-        try:
+            if make:
+                create_grading(cur, documented=False)
             yield cur
             clear_grading(cur)
         except BaseException:
             cur.close()
+            with self._lock:
+                self._made -= 1
             raise
         self._idle.put(cur)
 

@@ -48,7 +48,7 @@ from ..episode.contract import AgentOutput
 from ..episode.tools import ToolEnvironment
 from ..errors import UserError
 from ..grading.feedback import FeedbackGiver
-from ..grading.scoring import GRADER_VERSION, gold_keys, quick_score
+from ..grading.scoring import GRADER_VERSION, Grader, quick_score
 from ..limiter import AdaptiveLimit
 from ..llm import InfrastructureError
 from ..sandbox import sandbox_status
@@ -216,20 +216,24 @@ def _run(con, config: EvalConfig, plan: AgentPlan, episodes, run_dir: Path, pric
     todo = [(i, level, t) for i, level, t in episodes
             if (i, t) not in done or (retry_errors and done[(i, t)].get("error"))]
     progress.start(len(episodes), len(episodes) - len(todo))
-    gold = gold_keys(con, sorted({i for i, _, _ in todo}))
-    again = {(i, t) for i, _, t in todo}
-    kept = [r for key, r in done.items() if key not in again]
-    budget = Budget(config.max_cost_usd, [episode_cost(price, r.get("prompt_tokens"), r.get("completion_tokens"))
-                                          or 0.0 for r in kept])
+    grader = Grader(con)   # one for the run: the gold, the feedback and the tables
     try:
-        ran = asyncio.run(_run_all(con, config, plan, todo, journal_path, gold, progress, budget, price))
-    except KeyboardInterrupt:
-        saved = len(read_journal(journal_path))
-        if not saved:
-            raise UserError("interrupted before any episode finished; nothing was saved", 130) from None
-        raise UserError(f"interrupted: {saved} of {len(episodes)} episodes are saved in {run_dir}; finish the run "
-                        f"with: mpcbench eval --resume --out {run_dir}", 130) from None
-    result = finalize(run_dir, con, planned=episodes)
+        gold = grader.gold_keys(sorted({i for i, _, _ in todo}))
+        again = {(i, t) for i, _, t in todo}
+        kept = [r for key, r in done.items() if key not in again]
+        budget = Budget(config.max_cost_usd, [episode_cost(price, r.get("prompt_tokens"), r.get("completion_tokens"))
+                                              or 0.0 for r in kept])
+        try:
+            ran = asyncio.run(_run_all(con, config, plan, todo, journal_path, gold, progress, budget, price, grader))
+        except KeyboardInterrupt:
+            saved = len(read_journal(journal_path))
+            if not saved:
+                raise UserError("interrupted before any episode finished; nothing was saved", 130) from None
+            raise UserError(f"interrupted: {saved} of {len(episodes)} episodes are saved in {run_dir}; finish the "
+                            f"run with: mpcbench eval --resume --out {run_dir}", 130) from None
+        result = finalize(run_dir, con, planned=episodes, grader=grader)
+    finally:
+        grader.close()
     stopped = None
     if budget.skipped:
         stopped = (f"stopped at the --max-cost budget: US${budget.spent:.4f} spent of US${config.max_cost_usd:g}; "
@@ -241,7 +245,7 @@ def _run(con, config: EvalConfig, plan: AgentPlan, episodes, run_dir: Path, pric
 
 
 async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path: Path, gold, progress,
-                   budget: Budget, price: dict | None) -> int:
+                   budget: Budget, price: dict | None, grader: Grader) -> int:
     journal = Journal(journal_path)
     limit = asyncio.Semaphore(config.concurrency)
     # The openai SDK allocates many short-lived objects per request; with every long-lived object
@@ -251,7 +255,8 @@ async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path:
     gc.freeze()
     gc.set_threshold(max(thresholds[0], 50_000), *thresholds[1:])
 
-    feedback = make_feedback(con, config, journal_path.parent, replay_of=plan.feedback_from, limit=plan.limit)
+    feedback = make_feedback(con, config, journal_path.parent, replay_of=plan.feedback_from, limit=plan.limit,
+                             grader=grader)
 
     async def one(instance_id: str, level: int, trial: int) -> dict | None:
         async with limit:
@@ -281,20 +286,19 @@ async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path:
         journal.close()
         if plan.close is not None:
             await plan.close()
-        feedback.close()
         if feedback.client is not None:
             await feedback.client.aclose()
 
 
 def make_feedback(con, config: EvalConfig, run_dir: Path, replay_of: Path | None = None,
-                  limit: AdaptiveLimit | None = None):
+                  limit: AdaptiveLimit | None = None, grader: Grader | None = None):
     """The run's FeedbackGiver; llm feedback gets its own client (cached in the run directory, or
     replayed from the recorded run's cache)."""
     client = None
     if config.feedback == "llm":
         client = chat_client(config, config.feedback_model, (replay_of or run_dir) / FEEDBACK_CACHE,
                              replay_only=replay_of is not None, limit=limit)
-    return FeedbackGiver(con, config.feedback, config.feedback_detail, client)
+    return FeedbackGiver(con, config.feedback, config.feedback_detail, client, grader=grader)
 
 
 async def run_episode(con, plan: AgentPlan, instance_id: str, level: int, trial: int, config: EvalConfig,

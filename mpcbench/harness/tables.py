@@ -21,7 +21,7 @@ import polars as pl
 from ..episode.answers import SUBMIT_TOOL_NAME
 from ..episode.code import PYTHON_TOOL
 from ..episode.toolfiles import tool_sources
-from ..grading.scoring import GRADER_VERSION, Scored, score_episodes
+from ..grading.scoring import GRADER_VERSION, Grader, Scored, score_episodes
 from .config import JOURNAL, RUN_JSON
 from .cost import episode_cost
 from .journal import episodes_from_journal, read_journal, write_json
@@ -68,14 +68,17 @@ def _frame(rows: list[dict], schema: dict) -> pl.DataFrame:
     return pl.from_dicts([{k: row.get(k) for k in schema} for row in rows], schema=schema)
 
 
-def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None = None) -> dict:
-    """Score the journal's episodes and write the tables and run.json's summary."""
+def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None = None,
+             grader: Grader | None = None) -> dict:
+    """Score the journal's episodes and write the tables and run.json's summary (on the run's
+    `grader` when the caller has one, to reuse its cursors)."""
 
     meta = json.loads((run_dir / RUN_JSON).read_text())
     run_id = meta["run_id"]
     records = sorted(read_journal(run_dir / JOURNAL).values(),
                      key=lambda r: (r["level"], r["instance_id"], r["trial"]))
-    scored: Scored = score_episodes(con, episodes_from_journal(records))
+    episodes = episodes_from_journal(records)
+    scored: Scored = grader.score(episodes) if grader is not None else score_episodes(con, episodes)
     final = scored.final()
     content_hash = meta.get("build", {}).get("content_sha256") or build_content_hash(con)
     reference = reference_calls(run_dir, con, content_hash, sorted({r["instance_id"] for r in records}))

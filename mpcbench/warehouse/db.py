@@ -163,12 +163,14 @@ MATERIALIZED = ("int_framed_grid", "int_framed_violations", "int_scenario_feasib
                 "int_room_choice", "int_scenario_candidates")
 
 
-def materialize(con: duckdb.DuckDBPyConnection, name: str, sql: str, temp: bool = False) -> None:
+def materialize(con: duckdb.DuckDBPyConnection, name: str, sql: str, temp: bool = False,
+                documented: bool = True) -> None:
     """Compute the view's SQL into the table `mat_<name>` and make the view read it."""
     kind = "temp " if temp else ""
     con.execute(f"create or replace {kind}table mat_{name} as\n{sql}")
     con.execute(f"create or replace {kind}view {name} as select * from mat_{name}")
-    document(con, name, sql)
+    if documented:
+        document(con, name, sql)
 
 
 def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None) -> None:
