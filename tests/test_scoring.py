@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import polars as pl
 import pytest
 
 
 from mpcbench.episode.answers import Candidate, ParsedAnswer, parse_submission, parse_text_answer
-from mpcbench.grading.scoring import Episode, TurnAnswer, candidate_key, problem_kinds, score_episodes, score_keys
+from mpcbench.grading.scoring import (Episode, Grader, TurnAnswer, candidate_key, problem_kinds, score_episodes,
+                                      score_keys)
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.runner import run_eval
 
@@ -205,6 +207,24 @@ def test_turns_are_scored_one_by_one(con, golds):
     assert (first["turn"], first["exact_match"], first["sources_read"]) == (1, False, [])
     assert (second["turn"], second["exact_match"], second["sources_read"]) == (2, True, ["policy"])
     assert scored.final()[("L1-0004", 1)]["turn"] == 2
+
+
+def test_a_grader_reuses_its_cursors_across_calls_and_threads(con, golds):
+    """The pooled cursors start every call with empty inputs: each answer scores as it does alone."""
+    episodes = [Episode(i, 1, int(i[1]), [TurnAnswer(1, answer(golds[i][:-1] if n % 2 else golds[i], int(i[1])))],
+                        [{"turn": 1, "tool": "get_policy", "error": None}])
+                for n, i in enumerate(sorted(golds))]
+    alone = [score_episodes(con, [e]) for e in episodes]
+    grader = Grader(con, size=2)
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            pooled = list(pool.map(lambda e: grader.score([e]), episodes + episodes))
+        assert grader._made <= 2
+    finally:
+        grader.close()
+    for a, b in zip(alone + alone, pooled):
+        assert (a.answers, a.candidates, a.failures) == (b.answers, b.candidates, b.failures)
+    assert {row.answers[0]["exact_match"] for row in pooled} == {True, False}
 
 
 def test_infrastructure_errors_are_not_scored(con, golds):

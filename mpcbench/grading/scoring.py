@@ -17,8 +17,9 @@ Failure causes are computed by the grading layer, `sql/40_grading/`: the predict
 the answers and the tool trace go into its input tables (`00_inputs.sql`), and its views join
 them with the constraint views (`int_violations`, room fit and bookings, `oracle_candidates`),
 one view per check; the tool trace says which sources the agent read, through each tool's
-`-- source:` header. `score_episodes` runs it all on one cursor of the warehouse, whose
-temporary grading tables and views go when it closes.
+`-- source:` header. A `Grader` runs it all on cursors of the warehouse that hold the layer as
+temporary tables and views, and keeps them for its next call (a run shares one);
+`score_episodes` is a one-off grader.
 """
 
 from __future__ import annotations
