@@ -1,7 +1,7 @@
 """`mpcbench export --format hf DIR`: the dataset as a Hugging Face dataset repository.
 
-    >>> export_hf(con, Path("hf"))      # README.md (the card), instances/level{1,2,3}.parquet, worlds/level{1,2,3}.parquet
-    >>> datasets.load_dataset("hf", "instances", split="level2")      # offline: a local directory
+    export_hf(con, Path("hf"))      # README.md (the card), instances/level{1,2,3}.parquet, worlds/level{1,2,3}.parquet
+    datasets.load_dataset("hf", "instances", split="level2")      # offline: a local directory
 
 Two configs, one split per level: `instances` (the default: prompt, given, requirements and the
 gold answer of each instance) and `worlds` (one row per level: the world's sources, each
