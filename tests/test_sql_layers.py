@@ -11,15 +11,16 @@ from sqlglot import exp
 from mpcbench.grading import layer
 from mpcbench.warehouse import db
 
-# Every layer in order: a view may read the tables of 00_raw, the views of earlier layers and the
-# views of its own layer (created in dependency order); the grading views also read their inputs.
-LAYERS = ("00_raw", *db.VIEW_LAYERS, layer.LAYER)
+# Every layer in order: a view may read the tables of 00_raw and 05_seeds, the views of earlier
+# layers and the views of its own layer (created in dependency order); the grading views also
+# read their inputs.
+LAYERS = (db.TABLE_LAYER, db.SEED_LAYER, *db.VIEW_LAYERS, layer.LAYER)
 DOCUMENTED = ("30_oracle", layer.LAYER)
 
 
 def raw_tables() -> set[str]:
     names = set()
-    for path in (db.SQL_DIR / db.TABLE_LAYER).glob("*.sql"):
+    for path in [*(db.SQL_DIR / db.TABLE_LAYER).glob("*.sql"), *(db.SQL_DIR / db.SEED_LAYER).glob("*.sql")]:
         names |= {s.find(exp.Table).name for s in sqlglot.parse(path.read_text(), read="duckdb")
                   if isinstance(s, exp.Create)}
     return names
@@ -34,7 +35,7 @@ def layer_reads() -> list[tuple[str, str, set[str], set[str]]]:
     """(layer, view, what it reads, what it may read) for every view of every layer."""
     allowed = raw_tables()
     out = []
-    for name in LAYERS[1:]:
+    for name in LAYERS[2:]:
         views = dict(db.layer_views(name))
         own = set(views) | (set(layer.grading_inputs()) if name == layer.LAYER else set())
         out += [(name, view, read_tables(sql), allowed | own) for view, sql in views.items()]

@@ -4,6 +4,12 @@
 -- would differ; rejects_feasible: some start in the window breaks that kind and nothing else.
 -- A deadline can reject feasible starts but never change an earliest-N answer: it only removes
 -- starts later than the ones it keeps.
+-- column: instance_id  The instance (instances.instance_id).
+-- column: level  The instance's level, 2 or 3 (levels with threads).
+-- column: constraint_kind  A thread-tag kind said in the project's threads: deadline, ban or ooo.
+-- column: changes_answer  Some start earlier than the last gold start breaks this kind and
+--   nothing else: without the kind's tags the answer would differ.
+-- column: rejects_feasible  Some start in the window breaks this kind and nothing else.
 with said as (
     select distinct i.instance_id, i.level, t.tag_type as constraint_kind
     from stg_instances as i
