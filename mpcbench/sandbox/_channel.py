@@ -1,8 +1,8 @@
 """The harness's end of the tool channel: length-prefixed JSON frames in and out, bounded.
 
     >>> channel = Channel(sock)            # doctest: +SKIP
-    >>> channel.send({"op": "run", "cell": 1, "code": "print(1)"}); channel.receive()
-    >>> channel.next_message()             # a dict, None (need more bytes) or BROKEN
+    >>> channel.send({"op": "run", "cell": 1, "code": "print(1)"}); channel.receive()  # doctest: +SKIP
+    >>> channel.next_message()             # a dict, None (need more bytes) or BROKEN  # doctest: +SKIP
 
 A frame is a 4-byte big-endian length and that many bytes of JSON. What the worker sends is
 untrusted: a frame over MAX_MESSAGE_BYTES, bytes that are not a JSON object, or answers piling
