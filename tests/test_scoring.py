@@ -1,5 +1,5 @@
 """Scores (DESIGN.md section 7) and failure causes: set scores and rank-aware scores on hand-made
-keys; every cause computed by the SQL in sql/queries/eval_*.sql on a tiny build, with
+keys; every cause computed by the grading views (sql/40_grading/) on a tiny build, with
 candidates chosen from the constraint views so that each breaks a known constraint."""
 
 from __future__ import annotations
