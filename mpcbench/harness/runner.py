@@ -10,14 +10,9 @@ A finished episode is appended to `journal.jsonl` (one JSON line, flushed and fs
 the next one is counted, so a killed run loses at most the episodes in flight. `resume=True`
 runs the episodes missing from the journal (and, with `retry_errors`, those that ended in an
 infrastructure error) and never adds a second record of a finished one. At the end the tables
-are computed from the journal alone (`finalize`, which `mpcbench rescore` also runs):
-
-    runs.parquet        one row per (instance, trial): scores, failure cause, tokens, errors
-    candidates.parquet  one row per predicted candidate, checked against the oracle
-    tool_calls.parquet  one row per tool call (submit_candidates included)
-    failures.parquet    one row per (answer, failure cause), naming the constraint and source row
-    run.json            configuration (no secret: the key's variable name, the base URL's host),
-                        versions, the build's content hash, seeds, and a summary per level
+are computed from the journal alone (`finalize`, which `mpcbench rescore` also runs): runs,
+candidates, tool_calls, turns and failures Parquet tables and run.json (no secret; versions, the
+build's content hash, seeds, a summary per level), documented column by column in docs/results.md.
 
 Cost: the model's price (`cost.model_price`: the shipped `prices.toml`, extended by `--prices`)
 is saved in run.json, and each episode's cost is in runs.parquet (`cost_usd`, null when the price
