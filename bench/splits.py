@@ -4,9 +4,12 @@
     python bench/splits.py --instances 30 --secrets a,b,c
 
 Builds `dev` and one `test` split per secret, then compares per level, with percentile
-bootstrap 95 % intervals of the mean over instances: the scripted solver's effort (tool calls,
-characters read), the calendar-only baseline's F1, the feasible starts (`n_feasible`) and, per
-constraint kind, the in-hours starts it kills. Prints a Markdown table; the README quotes a run.
+bootstrap 95 % intervals of the mean: the scripted solver's effort (tool calls, characters read),
+the calendar-only baseline's F1, the feasible starts (`n_feasible`) and, per constraint kind, the
+in-hours starts it kills. The bootstrap resamples whole policies (a world
+draws its own 8-15 policies, and instances that share a policy are not independent draws of the
+split's distribution), so the intervals carry the policy draw's variance too. Prints a Markdown
+table; the README quotes a run.
 """
 
 from __future__ import annotations
@@ -45,14 +48,18 @@ def agent_figures(con, agent_name: str) -> dict[str, dict]:
     return figures
 
 
-def split_figures(path: Path) -> dict[tuple[int, str], list[float]]:
-    """(level, metric) -> one value per instance."""
+Figures = dict[tuple[int, str], list[tuple[float, str]]]
+
+
+def split_figures(path: Path) -> Figures:
+    """(level, metric) -> one (value, policy id) per instance."""
     con = db.connect(path, read_only=True)
     levels = dict(con.execute("select instance_id, level from instances").fetchall())
-    values: dict[tuple[int, str], list[float]] = {}
+    policies = dict(con.execute("select instance_id, policy_id from stg_instances").fetchall())
+    values: Figures = {}
 
     def add(instance_id: str, metric: str, value: float) -> None:
-        values.setdefault((levels[instance_id], metric), []).append(value)
+        values.setdefault((levels[instance_id], metric), []).append((value, policies[instance_id]))
 
     for instance_id, f in agent_figures(con, "scripted").items():
         add(instance_id, "scripted tool calls", f["calls"])
@@ -71,8 +78,9 @@ def split_figures(path: Path) -> dict[tuple[int, str], list[float]]:
     return values
 
 
-def cell(values: list[float]) -> str:
-    lo, hi = bootstrap_ci(values)
+def cell(pairs: list[tuple[float, str]]) -> str:
+    values, clusters = [v for v, _ in pairs], [c for _, c in pairs]
+    lo, hi = bootstrap_ci(values, clusters)
     return f"{mean(values):.2f} [{lo:.2f}, {hi:.2f}]"
 
 
@@ -91,7 +99,7 @@ def main() -> None:
             build.build(path, (1, 2, 3), args.instances, jobs=os.cpu_count() or 1, split="test", secret=secret)
         figures = [split_figures(p) for p in paths]
     keys = sorted(set().union(*figures), key=lambda k: (k[0], not k[1].startswith("scripted"), k[1]))
-    lines = [f"{args.instances} instances a level; mean [bootstrap 95 % interval]", "",
+    lines = [f"{args.instances} instances a level; mean [bootstrap 95 % interval, policies resampled]", "",
              "| level | metric | " + " | ".join(names) + " |",
              "| --- | --- | " + " | ".join("---" for _ in names) + " |"]
     for level, metric in keys:
