@@ -4,7 +4,9 @@
     output = await agent.run(CodeEnvironment(ToolEnvironment(con, "L2-0007")))
 
 The system prompt tells the model MINT's rules and lists the level's tool functions as "already
-imported in the <execute> environment", with one example trajectory for the level. Each reply
+imported in the <execute> environment", with one example for the level: a real trajectory of the
+scripted solver on an instance no evaluation holds (`mint_examples.json`, written by
+harness/mint_examples.py). Each reply
 is one action, and every action uses a step (at most `max_steps` per episode):
 
 - `<execute>code</execute>`: the code runs as a cell of the episode's sandbox (the `python`
@@ -24,8 +26,11 @@ stop word ate its end) runs to the end of the reply. With `--mode context` the p
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Protocol
 
 from ..episode.answers import parse_text_answer
@@ -72,43 +77,31 @@ You are a helpful assistant assigned with the task of problem-solving. Think ste
 propose a solution {proposals} times.
 """
 
-_EXAMPLE = """
---- Example (another request; its ids and outputs are illustrative) ---
-Task: Find the {n} earliest 30-minute slots for Ana Lima (emp-003) and Bo Chen (emp-011) between \
-2026-03-02 and 2026-03-03 that follow policy POL-STD{more}.
-Assistant: <thought> I need the current time, the policy{reads} and both calendars. </thought>
-<execute>
-import json
-print(get_current_time())
-for p in ("emp-003", "emp-011"):
-    print({calendar}(person_id=p, start_date="2026-03-01", end_date="2026-03-04"))
-</execute>
-Observation:
-{{"now": "2026-02-27T10:00"}}
-{observed}
-You have {left} steps left and 2 chances to propose solution left.
-Assistant: <thought> I check every 15-minute start against the calendars and the rules, in Python. </thought>
-<execute>
-# ... parse the outputs, test each start of the window, keep the first {n} ...
-print(found)
-</execute>
-Observation:
-{answer}
-You have {left2} steps left and 2 chances to propose solution left.
-Assistant: The answer is <solution> {{"candidates": {answer}}} </solution>
---- End of example ---
-"""
+EXAMPLES_PATH = Path(__file__).with_name("mint_examples.json")   # written by harness/mint_examples.py
 
 
-# the example's calendar output: blocking intervals at level 1; every event with its status above
-_BUSY = """\
-{"person_id": "emp-003", "busy": [{"start": "2026-03-02T09:00", "end": "2026-03-02T10:00"}]}
-{"person_id": "emp-011", "busy": []}"""
-_EVENTS = """\
-{"person_id": "emp-003", "total": 2, "events": [{"event_id": "ev-1", "title": "Planning", "start": \
-"2026-03-02T09:00", "end": "2026-03-02T10:00", "status": "confirmed"}, {"event_id": "ev-2", "title": "1:1", \
-"start": "2026-03-02T11:00", "end": "2026-03-02T11:30", "status": "cancelled"}], "remaining": 0, "next_cursor": null}
-{"person_id": "emp-011", "total": 0, "events": [], "remaining": 0, "next_cursor": null}"""
+@cache
+def stored_examples() -> dict:
+    """Each level's recorded trajectory (harness/mint_examples.py), keyed "level1".."level3"."""
+    return json.loads(EXAMPLES_PATH.read_text())
+
+
+def render_example(example: dict, steps: int, proposals: int) -> str:
+    """A recorded trajectory as MINT's in-context example: its cells, their observations with the
+    count-down lines of this run's budget (or of the example's own length, if that is longer)
+    and its solution."""
+    steps = max(steps, len(example["steps"]) + 1)
+    lines = ["", "--- Example (a request from another world, solved by a reference solver; you will not be "
+                 "asked it) ---", f"Task:\n{example['task']}"]
+    for number, step in enumerate(example["steps"], start=1):
+        tool = step["code"].removeprefix("print(").split("(", 1)[0]
+        lines += [f"Assistant: <thought> I need what {tool} says. </thought>",
+                  f"<execute>\n{step['code']}\n</execute>",
+                  f"Observation:\n{step['output']}", countdown(steps - number, proposals)]
+    lines += ["Assistant: <thought> I test every 15-minute start of the window against what I read, in "
+              "Python, and keep the earliest that pass. </thought>",
+              f"The answer is <solution> {json.dumps(example['solution'])} </solution>", "--- End of example ---", ""]
+    return "\n".join(lines)
 
 
 def countdown(steps_left: int, proposals_left: int) -> str:
@@ -130,13 +123,7 @@ def mint_system_prompt(level: int, functions: list[ToolSpec], *, code: bool, ste
     """MINT's instructions, the tool functions, the scheduling rules and the level's example."""
     if not code:
         return _INTRO_CONTEXT.format(steps=steps, proposals=proposals) + "\n" + system_prompt(level)
-    room = ', "room_id": "R-101"' if level == 3 else ""
-    answer = f'[{{"start": "2026-03-02T10:00"{room}}}, {{"start": "2026-03-02T10:15"{room}}}]'
-    example = _EXAMPLE.format(n=2, left=steps - 1, left2=steps - 2, answer=answer,
-                              calendar="get_busy_intervals" if level == 1 else "list_events",
-                              observed=_BUSY if level == 1 else _EVENTS,
-                              more=" (the project's threads may add constraints)" if level >= 2 else "",
-                              reads=", the project's threads" if level >= 2 else "")
+    example = render_example(stored_examples()[f"level{level}"], steps, proposals)
     rules = system_prompt(level).replace("through the tools you have, and you give your answer by calling "
                                          "submit_candidates", "through the tool functions")
     return (_INTRO.format(steps=steps, proposals=proposals, tools=tool_listing(functions)) + "\n" + rules

@@ -1,0 +1,85 @@
+"""MINT's in-context examples (agents/mint_examples.json) are real trajectories of the scripted
+solver on instances no evaluation holds: built again here from their seeds, every observation is
+what the tool returns on that instance, every solution is its gold, and the file is byte for
+byte what harness/mint_examples.py writes."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from evalkit import default_db, instances
+from mpcbench.agents.mint import EXAMPLES_PATH, mint_system_prompt, stored_examples
+from mpcbench.episode.tools import ToolEnvironment
+from mpcbench.grading.scoring import gold_keys
+from mpcbench.harness import mint_examples
+from mpcbench.warehouse import db
+from mpcbench.world.config import load_world_config, world_config_path
+from sandboxkit import needs_sandbox
+
+CAP = 2000   # a cell's output is cut there
+
+
+@pytest.fixture(scope="module")
+def example_con(tmp_path_factory):
+    path = tmp_path_factory.mktemp("mint_examples") / "examples.duckdb"
+    mint_examples.build_example_worlds(path)
+    con = db.connect(path, read_only=True)
+    yield con
+    con.close()
+
+
+def _call(code: str) -> tuple[str, dict]:
+    """The tool and keyword arguments of a `print(tool(key=value, ...))` cell."""
+    call = ast.parse(code).body[0].value.args[0]
+    assert isinstance(call, ast.Call) and not call.args
+    return call.func.id, {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+
+
+@pytest.mark.parametrize("level", [1, 2, 3])
+def test_every_observation_is_what_the_tool_returns_and_the_solution_is_gold(example_con, level):
+    example = stored_examples()[f"level{level}"]
+    config = load_world_config(world_config_path(level))
+    assert example["world_seed"] == mint_examples.example_seed(config.seed) != config.seed
+    row = example_con.execute("select i.level, i.prompt, w.seed from instances i join worlds w using (world_id) "
+                              "where instance_id = $id", {"id": example["instance_id"]}).fetchone()
+    assert row == (level, example["task"], example["world_seed"])
+    env = ToolEnvironment(example_con, example["instance_id"])
+    try:
+        assert example["steps"]
+        for step in example["steps"]:
+            name, arguments = _call(step["code"])
+            native = env.call(name, arguments) + "\n"
+            if len(native) <= CAP:
+                assert step["output"] == native
+            else:
+                assert step["output"].startswith(native[:CAP] + "\n[output truncated: showing the first 2,000")
+    finally:
+        env.close()
+    gold = gold_keys(example_con, [example["instance_id"]])[example["instance_id"]]
+    solution = [(c["start"], c.get("room_id")) for c in example["solution"]["candidates"]]
+    assert solution == [(start, room) for start, room in gold]
+
+
+def test_no_evaluated_build_holds_an_example(tmp_path_factory):
+    tasks = {e["task"] for e in stored_examples().values()}
+    assert len(tasks) == 3
+    dev = {prompt for _, _, prompt in instances(default_db(tmp_path_factory))}
+    assert len(dev) == 300 and not tasks & dev
+
+
+def test_the_prompt_shows_the_levels_example_with_this_runs_countdown():
+    example = stored_examples()["level2"]
+    prompt = mint_system_prompt(2, [], code=True, steps=30, proposals=3)
+    assert f"Task:\n{example['task']}" in prompt
+    for number, step in enumerate(example["steps"], start=1):
+        assert f"<execute>\n{step['code']}\n</execute>\nObservation:\n{step['output']}\nYou have {30 - number} " \
+               "steps left and 3 chances to propose solution left." in prompt
+    assert prompt.endswith("--- End of example ---\n")
+    assert stored_examples()["level1"]["task"] not in prompt
+
+
+@needs_sandbox
+def test_the_stored_file_is_what_the_generator_writes(example_con):
+    assert mint_examples.examples_text(mint_examples.record_examples(example_con)) == EXAMPLES_PATH.read_text()
