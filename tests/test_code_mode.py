@@ -21,7 +21,8 @@ from mpcbench.harness.ablation import run_ablation
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.runner import run_eval
 from mpcbench.report.render import make_report
-from sandboxkit import needs_sandbox
+from mpcbench.episode.code import CodeEnvironment
+from sandboxkit import children_of_this_process, host_pid_namespace, needs_sandbox, processes_in
 
 
 @pytest.mark.parametrize("text, kind, content", [
@@ -59,6 +60,28 @@ def test_the_scripted_code_twin_solves_every_instance_inside_the_sandbox(db_path
     replay = run_eval(EvalConfig(agent="replay", replay_from=str(result.run_dir), db=str(db_path),
                                  out=str(tmp_path / f"{protocol}-replay")))
     assert [s["em_rate"] for s in replay.summary] == [1.0, 1.0, 1.0]
+
+
+@needs_sandbox
+@pytest.mark.parametrize("protocol", ["native", "mint"])
+def test_every_sandbox_process_is_gone_when_its_episode_ends_at_concurrency_4(db_path, tmp_path, monkeypatch,
+                                                                               protocol):
+    """Episodes run side by side on pooled threads (MINT's cells on the threads of each turn's own
+    event loop); as each episode's environment closes, its pid namespace is empty."""
+    closed: list[tuple[str, list[int]]] = []
+    close = CodeEnvironment.close
+
+    def closing(env):
+        namespace = host_pid_namespace(env.worker)
+        close(env)
+        closed.append((namespace, processes_in(namespace)))
+
+    monkeypatch.setattr(CodeEnvironment, "close", closing)
+    result = run_eval(EvalConfig(agent="scripted", db=str(db_path), mode="code", protocol=protocol,
+                                 concurrency=4, out=str(tmp_path / protocol)))
+    assert [s["em_rate"] for s in result.summary] == [1.0, 1.0, 1.0]
+    assert len(closed) == 12 and all(left == [] for _, left in closed)   # (a freed namespace's id is reused)
+    assert children_of_this_process() == []
 
 
 def test_mint_implies_code_mode_and_refuses_offline_baselines():

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import tracemalloc
 from pathlib import Path
@@ -318,6 +319,25 @@ def test_children_left_running_are_stopped_and_nothing_survives_close():
     assert spawn.output.endswith("[stopped 1 process(es) this cell left running]\n")
     assert gone.output == "gone\n"
     assert processes_in(namespace) == [] and processes_in(namespace_2) == []
+
+
+def test_a_worker_outlives_the_threads_that_started_and_restarted_it():
+    """bwrap dies with the thread that forked it (PDEATHSIG): sandboxes are forked by one thread
+    that lives as long as the process, so a thread pool's short-lived threads cannot kill them."""
+    box = {}
+    started = threading.Thread(target=lambda: box.update(w=worker(None, timeout_s=5)))
+    started.start()
+    started.join()
+    with box["w"] as w:
+        time.sleep(0.2)
+        assert w.run_cell("x = 41\nprint(x + 1)").output == "42\n"
+        crash = w.run_cell("import os\nos._exit(3)")
+        restarted = threading.Thread(target=lambda: box.update(cell=w.run_cell("y = 7")))   # the restart
+        restarted.start()
+        restarted.join()
+        time.sleep(0.2)
+        assert w.run_cell("print(y)").output == "7\n"
+    assert crash.restarted and not box["cell"].restarted
 
 
 def test_the_sandbox_dies_with_the_harness(tmp_path):

@@ -12,8 +12,11 @@ that runs past `timeout_s`, kills its worker, or writes anything but well-formed
 the channel ends with the whole sandbox killed; the next cell starts a fresh worker, and the
 output says so. Nothing here raises for what a cell does.
 
-A worker must be closed by the thread that created it or one that outlives it: bwrap is
-told to die with its parent, and on Linux that means the creating thread.
+bwrap is told to die with its parent (`--die-with-parent`, PR_SET_PDEATHSIG), and on Linux the
+parent is the thread that started it: every sandbox is therefore started from one thread that
+lives as long as the process (`_SPAWNER`). A worker lives until `close()`, whichever thread
+created or restarted it and whether or not that thread still runs, and no longer than the
+harness process, however that ends (SIGKILL included).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import signal
 import socket
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Callable, NamedTuple
@@ -34,6 +38,8 @@ from ._channel import MAX_MESSAGE_BYTES, Channel, argument_problem
 from ._messages import CappedOutput, notice
 
 START_TIMEOUT_S = 15.0             # for the worker's hello (the machine may be busy)
+# the one thread that starts every sandbox: it ends only with the process (see the docstring)
+_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mpcbench-sandbox-spawner")
 
 
 @dataclass(frozen=True)
@@ -96,9 +102,9 @@ class CodeWorker:
                              "max_arguments": MAX_MESSAGE_BYTES - 1024,       # room for the rest of the call
                              "tools": [_tool_config(tool) for tool in self._tools.values()]})
         try:
-            proc = subprocess.Popen(plan.argv(self.limits, config), executable=plan.bwrap, env={},
-                                    stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
-                                    pass_fds=(child.fileno(),), process_group=0, **plan.user())
+            proc = _SPAWNER.submit(subprocess.Popen, plan.argv(self.limits, config), executable=plan.bwrap,
+                                   env={}, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
+                                   pass_fds=(child.fileno(),), process_group=0, **plan.user()).result()
         except OSError as exc:
             host.close()
             os.close(out_r)
