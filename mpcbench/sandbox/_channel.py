@@ -83,18 +83,21 @@ class Channel:
 
 
 def argument_problem(arguments: dict) -> str | None:
-    """Why these arguments must not reach call_tool (too deep to trace safely, not Unicode)."""
+    """Why these arguments must not reach call_tool (too deep to trace safely, or a text that is
+    not Unicode: a lone surrogate, which JSON's \\u escapes can carry)."""
     todo = [(arguments, 0)]
     while todo:
         value, depth = todo.pop()
         if depth > MAX_ARGUMENT_DEPTH:
             return f"arguments nested more than {MAX_ARGUMENT_DEPTH} levels deep"
-        if isinstance(value, dict):
+        if isinstance(value, str):
+            if not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    return "arguments must be valid Unicode text"
+        elif isinstance(value, dict):
             todo += [(item, depth + 1) for item in [*value, *value.values()]]
         elif isinstance(value, list):
             todo += [(item, depth + 1) for item in value]
-    try:
-        json.dumps(arguments, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return "arguments must be valid Unicode text"
     return None

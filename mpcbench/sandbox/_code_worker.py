@@ -188,14 +188,16 @@ class CodeWorker:
         channel = self._channel
         with selectors.DefaultSelector() as selector:
             selector.register(self._out, selectors.EVENT_READ, "out")
-            selector.register(channel.sock, selectors.EVENT_READ, "channel")
+            registered = selectors.EVENT_READ
+            selector.register(channel.sock, registered, "channel")
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return "timeout"
                 events = selectors.EVENT_READ | (selectors.EVENT_WRITE if channel.outbox else 0)
-                if selector.get_key(channel.sock).events != events:
+                if events != registered:
                     selector.modify(channel.sock, events, "channel")
+                    registered = events
                 for key, mask in selector.select(left):
                     if key.data == "out":
                         if not self._read_output(output):

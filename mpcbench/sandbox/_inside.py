@@ -43,6 +43,7 @@ class _Channel:
         self.fd = fd
         self.lock = _thread.allocate_lock()
         self.last_id = 0
+        self.inbox = bytearray()                # bytes read past the last message
 
     def send(self, message):
         data = message.encode("ascii")          # json.dumps escapes everything else
@@ -51,17 +52,20 @@ class _Channel:
             view = view[os.write(self.fd, view):]
 
     def recv(self):
-        size, = _HEADER.unpack(self._read(_HEADER.size))
-        return _loads(self._read(size).decode("ascii"))
+        """The next message; one read of the descriptor for a message that arrived whole."""
+        self._fill(_HEADER.size)
+        size, = _HEADER.unpack_from(self.inbox)
+        self._fill(_HEADER.size + size)
+        data = bytes(self.inbox[_HEADER.size:_HEADER.size + size])
+        del self.inbox[:_HEADER.size + size]
+        return _loads(data.decode("ascii"))
 
-    def _read(self, size):
-        buf = bytearray()
-        while len(buf) < size:
-            chunk = os.read(self.fd, size - len(buf))
+    def _fill(self, size):
+        while len(self.inbox) < size:
+            chunk = os.read(self.fd, max(size - len(self.inbox), 1 << 16))
             if not chunk:
                 raise EOFError("the harness closed the channel")
-            buf += chunk
-        return bytes(buf)
+            self.inbox += chunk
 
     def call(self, name_json, arguments_json):
         """Send one tool call (its name and arguments already JSON) and wait for its text."""
