@@ -19,6 +19,7 @@ from mpcbench.world.config import load_world_config, world_config_path
 from sandboxkit import needs_sandbox
 
 CAP = 2000   # a cell's output is cut there
+STALE = "stale MINT examples: rewrite them with `python -m mpcbench.harness.mint_examples`"
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +45,7 @@ def test_every_observation_is_what_the_tool_returns_and_the_solution_is_gold(exa
     assert example["world_seed"] == mint_examples.example_seed(config.seed) != config.seed
     row = example_con.execute("select i.level, i.prompt, w.seed from instances i join worlds w using (world_id) "
                               "where instance_id = $id", {"id": example["instance_id"]}).fetchone()
-    assert row == (level, example["task"], example["world_seed"])
+    assert row == (level, example["task"], example["world_seed"]), STALE
     env = ToolEnvironment(example_con, example["instance_id"])
     try:
         assert example["steps"]
@@ -52,14 +53,14 @@ def test_every_observation_is_what_the_tool_returns_and_the_solution_is_gold(exa
             name, arguments = _call(step["code"])
             native = env.call(name, arguments) + "\n"
             if len(native) <= CAP:
-                assert step["output"] == native
+                assert step["output"] == native, STALE
             else:
-                assert step["output"].startswith(native[:CAP] + "\n[output truncated: showing the first 2,000")
+                assert step["output"].startswith(native[:CAP] + "\n[output truncated: showing the first 2,000"), STALE
     finally:
         env.close()
     gold = gold_keys(example_con, [example["instance_id"]])[example["instance_id"]]
     solution = [(c["start"], c.get("room_id")) for c in example["solution"]["candidates"]]
-    assert solution == [(start, room) for start, room in gold]
+    assert solution == [(start, room) for start, room in gold], STALE
 
 
 def test_no_evaluated_build_holds_an_example(tmp_path_factory):
@@ -82,4 +83,4 @@ def test_the_prompt_shows_the_levels_example_with_this_runs_countdown():
 
 @needs_sandbox
 def test_the_stored_file_is_what_the_generator_writes(example_con):
-    assert mint_examples.examples_text(mint_examples.record_examples(example_con)) == EXAMPLES_PATH.read_text()
+    assert mint_examples.examples_text(mint_examples.record_examples(example_con)) == EXAMPLES_PATH.read_text(), STALE

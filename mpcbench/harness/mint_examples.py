@@ -3,9 +3,9 @@
     python -m mpcbench.harness.mint_examples      # rewrites mpcbench/agents/mint_examples.json
 
 Each level's example is an instance that no evaluation holds: the level's world config built
-with its seed replaced by `example_seed(seed)` (a hash in a namespace of its own: not the dev
-seed, and not the HMAC a `--split test` secret derives), `EXAMPLE_POOL` instances, of which the
-one with the shortest trajectory is kept. The code-mode solver (agents/code_solver.py) solves it
+with its seed replaced by `example_seed(seed)` (a hash in a namespace of its own: never the dev
+seed, and a `--split test` secret derives it with a chance of 2^-56), `EXAMPLE_POOL` instances,
+of which the one with the shortest trajectory is kept. The code-mode solver (agents/code_solver.py) solves it
 in the sandbox; the example is the data-tool calls it made, one `print(tool(...))` cell each,
 with what those cells print when run in a fresh sandbox on that instance (cut at 2,000
 characters like any cell), and the solver's submission as the solution. The solver's own code is
