@@ -60,15 +60,6 @@ def host_pid_namespace(w: CodeWorker) -> str:
         return os.readlink(f"/proc/{f.read().split()[0]}/ns/pid")
 
 
-def children_of_this_process() -> list[int]:
-    """Host pids of the processes this test process has started and not yet reaped."""
-    found = []
-    for task in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{task}/children") as f:
-            found += [int(pid) for pid in f.read().split()]
-    return found
-
-
 def processes_in(namespace: str) -> list[int]:
     """Host pids of every process (zombies included) in that pid namespace."""
     found = []
