@@ -94,8 +94,7 @@ def render_example(example: dict, steps: int, proposals: int) -> str:
     lines = ["", "--- Example (a request from another world, solved by a reference solver; you will not be "
                  "asked it) ---", f"Task:\n{example['task']}"]
     for number, step in enumerate(example["steps"], start=1):
-        tool = step["code"].removeprefix("print(").split("(", 1)[0]
-        lines += [f"Assistant: <thought> I need what {tool} says. </thought>",
+        lines += [f"Assistant: <thought> {step['thought']} </thought>",
                   f"<execute>\n{step['code']}\n</execute>",
                   f"Observation:\n{step['output']}", countdown(steps - number, proposals)]
     lines += ["Assistant: <thought> I test every 15-minute start of the window against what I read, in "

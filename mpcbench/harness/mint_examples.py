@@ -5,10 +5,11 @@
 Each level's example is an instance that no evaluation holds: the level's world config built
 with its seed replaced by `example_seed(seed)` (a hash in a namespace of its own: never the dev
 seed, and a `--split test` secret derives it with a chance of 2^-56), `EXAMPLE_POOL` instances,
-of which the one with the shortest trajectory is kept. The code-mode solver (agents/code_solver.py) solves it
-in the sandbox; the example is the data-tool calls it made, one `print(tool(...))` cell each,
-with what those cells print when run in a fresh sandbox on that instance (cut at 2,000
-characters like any cell), and the solver's submission as the solution. The solver's own code is
+of which the one with the shortest trajectory is kept. The code-mode solver
+(agents/code_solver.py) solves it in the sandbox; the example is the data-tool calls it made, one
+`print(tool(...))` cell each (a text longer than a cell shows is kept in a variable and printed
+in parts of 1,900 characters, one cell each), with what those cells print when run in a fresh
+sandbox on that instance, and the solver's submission as the solution. The solver's own code is
 not shown: pasted into the prompt, it would hand every model the answer.
 
 `agents/mint.py` renders the stored examples (the count-down lines follow the run's budget);
@@ -38,6 +39,7 @@ from ..warehouse.build import build_levels, load_dataset
 from ..world.config import WorldConfig, load_world_config, world_config_path
 
 EXAMPLE_POOL = 4          # instances built per level; the shortest trajectory is the example
+PART = 1900               # characters of a tool's text printed per cell (a cell shows 2,000)
 LEVELS = (1, 2, 3)
 
 
@@ -64,10 +66,18 @@ def build_example_worlds(path: Path) -> None:
         con.close()
 
 
-def call_cell(call: ToolCall) -> str:
-    """A tool call as the cell that makes it again."""
+def call_cells(call: ToolCall) -> list[tuple[str, str]]:
+    """A tool call as the cells that make it again, each with its thought: one that prints the
+    text, or, for a text longer than a cell shows, one that keeps it and prints its first part
+    and one per further part."""
     arguments = json.loads(call.arguments)
-    return f"print({call.tool}({', '.join(f'{key}={value!r}' for key, value in arguments.items())}))"
+    expression = f"{call.tool}({', '.join(f'{key}={value!r}' for key, value in arguments.items())})"
+    if len(call.result) < PART:
+        return [(f"I need what {call.tool} says.", f"print({expression})")]
+    return [(f"I need what {call.tool} says; the text is long, so I keep it and print it in parts.",
+             f"text = {expression}\nprint(text[:{PART}])")] + \
+        [("I print the next part of the text.", f"print(text[{first}:{first + PART}])")
+         for first in range(PART, len(call.result), PART)]
 
 
 def solve_in_sandbox(con: duckdb.DuckDBPyConnection, instance_id: str) -> tuple[list[ToolCall], dict]:
@@ -97,10 +107,11 @@ def record_example(con: duckdb.DuckDBPyConnection, instance_id: str) -> dict:
     level, prompt = con.execute("select level, prompt from instances where instance_id = $id",
                                 {"id": instance_id}).fetchone()
     calls, solution = solve_in_sandbox(con, instance_id)
-    cells = [call_cell(call) for call in calls]
-    outputs = run_cells(con, instance_id, cells)
+    cells = [cell for call in calls for cell in call_cells(call)]
+    outputs = run_cells(con, instance_id, [code for _, code in cells])
     return {"instance_id": instance_id, "level": level, "task": prompt,
-            "steps": [{"code": code, "output": output} for code, output in zip(cells, outputs)],
+            "steps": [{"thought": thought, "code": code, "output": output}
+                      for (thought, code), output in zip(cells, outputs)],
             "solution": solution}
 
 
