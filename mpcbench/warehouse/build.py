@@ -100,7 +100,8 @@ def _clear_instances(con: duckdb.DuckDBPyConnection) -> None:
 
 def _sample_round(con: duckdb.DuckDBPyConnection, config: WorldConfig, world: dict,
                   ks: range, room_needs) -> tuple[list[Candidate], dict[str, str]]:
-    """Draft candidates ks, aim their threads at the answer without them, and judge them all."""
+    """Draft candidates ks, aim their threads at the answer without them, and judge them all;
+    they stay loaded (with the oracle's views over them) until `_clear_instances`."""
     drafts = [draft_candidate(config, world, k) for k in ks]
     insert_rows(con, instance_rows([d.instance for d in drafts]))
     if config.level == 1:
@@ -119,7 +120,6 @@ def _sample_round(con: duckdb.DuckDBPyConnection, config: WorldConfig, world: di
         insert_rows(con, instance_rows([c.instance for c in candidates]))
     verdicts = {d.instance["instance_id"]: "too_few_feasible" for d in drafts}
     verdicts.update(judge_candidates(con))
-    _clear_instances(con)
     by_id = {c.instance["instance_id"]: c for c in candidates}
     return [by_id.get(d.instance["instance_id"], d) for d in drafts], verdicts
 
@@ -141,6 +141,7 @@ def select_instances(config: WorldConfig, world: dict, wanted: int, room_needs,
         rate = max(len(kept) / judged, 0.05) if judged else 0.5
         size = min(math.ceil((wanted - len(kept)) / rate * 1.2) + 8, MAX_ROUND)
         candidates, verdicts = _sample_round(con, config, world, range(next_k, next_k + size), room_needs)
+        _clear_instances(con)
         next_k += size
         for candidate in candidates:
             if len(kept) == wanted:
@@ -217,6 +218,19 @@ def build_levels(configs: list[WorldConfig], instances: int | None, progress: Pr
             yield futures[i].result()
 
 
+def build_info(configs: list[WorldConfig], split: str, secret: str | None) -> dict[str, str]:
+    """The `build_info` rows: what built the data, from which configs (their own seeds), which split."""
+    info = {"mpcbench_version": __version__, "built_by": "mpcbench build",
+            "levels": ",".join(str(c.level) for c in configs), "split": split}
+    if split == "test":
+        info["split_seed_hash"] = seed_hash(secret)
+    for c in configs:
+        info[f"config_level{c.level}"] = Path(c.path).name
+        info[f"config_level{c.level}_sha256"] = hashlib.sha256(Path(c.path).read_bytes()).hexdigest()
+        info[f"seed_level{c.level}"] = str(c.seed)
+    return info
+
+
 def build(db_path: Path, levels: tuple[int, ...] = (1, 2, 3), instances: int | None = None,
           worlds_dir: Path | None = None, progress: Progress | None = None, jobs: int = 1,
           split: str = "dev", secret: str | None = None) -> list[LevelResult]:
@@ -236,14 +250,6 @@ def build(db_path: Path, levels: tuple[int, ...] = (1, 2, 3), instances: int | N
                               candidates_sampled=s["candidates_sampled"], too_few_feasible=s["too_few_feasible"],
                               not_needed={source: s[f"{source}_not_needed"] for source in SOURCES})
             results.append(result)
-        info = {"mpcbench_version": __version__, "built_by": "mpcbench build",
-                "levels": ",".join(str(c.level) for c in configs), "split": split}
-        if split == "test":
-            info["split_seed_hash"] = seed_hash(secret)
-        for c in configs:
-            info[f"config_level{c.level}"] = Path(c.path).name
-            info[f"config_level{c.level}_sha256"] = hashlib.sha256(Path(c.path).read_bytes()).hexdigest()
-            info[f"seed_level{c.level}"] = str(c.seed)
-        write_build_info(con, info)
+        write_build_info(con, build_info(configs, split, secret))
         db.refresh(con)
     return results

@@ -30,6 +30,7 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import UserError
+from . import parts
 
 DEFAULT_DB = Path("build/mpcbench.duckdb")
 TABLE_LAYER = "00_raw"
@@ -59,14 +60,42 @@ def connect(path: Path | str | None, read_only: bool = False) -> duckdb.DuckDBPy
 
 def open_existing(path: Path | str) -> duckdb.DuckDBPyConnection:
     """A read-only connection to a warehouse that must exist; a UserError in one line otherwise
-    (no such file, not a DuckDB file, locked by a writer)."""
+    (no such file, not a DuckDB file, locked by a writer). A directory is a partitioned Parquet
+    dataset (`open_partitioned`)."""
     path = Path(path)
+    if path.is_dir():
+        return open_partitioned(path)
     if not path.is_file():
         raise UserError(f"{path} does not exist; run `mpcbench build` first (or pass --db)")
     try:
         return connect(path, read_only=True)
     except duckdb.Error as e:
         raise UserError(f"cannot open {path}: {str(e).splitlines()[0]}") from None
+
+
+def _parquet_view(con: duckdb.DuckDBPyConnection, name: str, glob: str) -> None:
+    """Replace the table or view `name` by a view over Parquet files with its columns and types
+    (the hive keys `level` and `part` become columns only where `name` has them)."""
+    columns = [(c[0], c[1]) for c in con.execute(f"describe {name}").fetchall()]
+    kind = con.execute("select table_type from information_schema.tables where table_name = $1", [name]).fetchone()[0]
+    con.execute(f"drop {'view' if kind == 'VIEW' else 'table'} {name}")
+    selects = ", ".join(f"cast({c} as {t}) as {c}" for c, t in columns)
+    con.execute(f"create view {name} as select {selects} from read_parquet({quote_literal(glob)}, hive_partitioning = true)")
+
+
+def open_partitioned(root: Path) -> duckdb.DuckDBPyConnection:
+    """An in-memory connection that reads a partitioned Parquet dataset (`parts`) after checking
+    its manifest: the raw tables and the labels (oracle_answers, oracle_summary, oracle_necessity)
+    are views over the files, every other view is computed from them when queried."""
+    parts.check_dataset(root)
+    con = connect(None)
+    create_tables(con)
+    for table in (*RAW_TABLES, *parts.META_TABLES):
+        _parquet_view(con, table, parts.table_glob(root, table))
+    create_views(con)
+    for table in parts.LABEL_TABLES:
+        _parquet_view(con, table, parts.table_glob(root, table))
+    return con
 
 
 def referenced_tables(sql: str) -> set[str]:
@@ -129,7 +158,7 @@ def view_docs(sql: str) -> tuple[str, dict[str, str]]:
     return description[1], {name: text for name, text in columns}
 
 
-def _quote(text: str) -> str:
+def quote_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
@@ -138,9 +167,9 @@ def document(con: duckdb.DuckDBPyConnection, name: str, sql: str) -> None:
     (COMMENT ON takes no bound parameter: the text, from our own files, is quoted here)."""
     description, columns = view_docs(sql)
     if description:
-        con.execute(f"comment on view {name} is {_quote(description)}")
+        con.execute(f"comment on view {name} is {quote_literal(description)}")
     for column, text in columns.items():
-        con.execute(f"comment on column {name}.{column} is {_quote(text)}")
+        con.execute(f"comment on column {name}.{column} is {quote_literal(text)}")
 
 
 def create_tables(con: duckdb.DuckDBPyConnection) -> None:
