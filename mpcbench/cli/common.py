@@ -20,7 +20,8 @@ from ..warehouse import db
 # Tables stay readable when the output is a pipe or a file (rich assumes 80 columns there).
 console = Console(width=None if sys.stdout.isatty() else 140)
 err = Console(stderr=True)
-DbOption = Annotated[Path, typer.Option("--db", help="The DuckDB file to write or read.")]
+DbOption = Annotated[Path, typer.Option("--db", help="The DuckDB file to write or read (to read, also a Parquet "
+                                                   "dataset directory that `mpcbench build --out` wrote).")]
 
 
 def fail(message: str, code: int = 1) -> None:

@@ -21,12 +21,14 @@ from ..warehouse import db
 from ..warehouse.build import BuildError, build
 from ..warehouse.checks import run_checks
 from ..warehouse.explain import SHOWN_REJECTED, explain as explain_instance
+from ..warehouse.scale import DEFAULT_PARTITION_SIZE, build_partitioned
 from ..world.config import ConfigError
 from ..world.split import SECRET_ENV
 from .common import DbOption, console, err, fail, open_db, parse_levels
 
 
 def build_command(
+    ctx: typer.Context,
     db_path: DbOption = db.DEFAULT_DB,
     levels: Annotated[str, typer.Option(help="Levels to build, e.g. 1,2,3.")] = "1,2,3",
     instances: Annotated[int | None, typer.Option(min=1, help="Instances per level (default: each world config's).")] = None,
@@ -39,11 +41,27 @@ def build_command(
         envvar=SECRET_ENV, show_envvar=True, show_default=False,
         help="The secret of --split test; never written anywhere (the build records its hash).")] = None,
     check_after: Annotated[bool, typer.Option("--check", help="Then run the data tests (as `mpcbench check`).")] = False,
+    out: Annotated[Path | None, typer.Option(help="Write a partitioned Parquet dataset into this directory "
+                                                  "instead of the DuckDB file (for large builds).")] = None,
+    engine: Annotated[str, typer.Option(help="With --out: local (processes on this machine) or ray (Ray tasks; "
+                                             "pip install -e '.[scale]'). The result does not depend on it.")] = "local",
+    address: Annotated[str | None, typer.Option(help="With --engine ray: the cluster to use (default: start a "
+                                                     "local one with --jobs CPUs).")] = None,
+    partition_size: Annotated[int, typer.Option(min=1, help="With --out: candidates per partition. The result "
+                                                            "does not depend on it.")] = DEFAULT_PARTITION_SIZE,
 ) -> None:
-    """Generate the worlds and instances, label them with the SQL oracle, write the DuckDB file."""
+    """Generate the worlds and instances, label them with the SQL oracle, write the DuckDB file (or,
+    with --out, a partitioned Parquet dataset that every command reads with --db DIR)."""
     chosen = parse_levels(levels)
     if split == "dev" and secret_seed and os.environ.get(SECRET_ENV) != secret_seed:
         fail("--secret-seed makes the private split: add --split test (dev is the public split)", 2)
+    given = {name for name in ("engine", "address", "partition_size", "db_path")
+             if (source := ctx.get_parameter_source(name)) is not None and source.name == "COMMANDLINE"}
+    if out is None and given & {"engine", "address", "partition_size"}:
+        fail(f"--{sorted(given - {'db_path'})[0].replace('_', '-')} is for a Parquet dataset: add --out DIR", 2)
+    if out is not None and "db_path" in given:
+        fail("give --db (a DuckDB file) or --out (a Parquet dataset directory), not both", 2)
+    target = out if out is not None else db_path
     started = dt.datetime.now()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
@@ -53,27 +71,30 @@ def build_command(
             bar.update(tasks[level], description=f"level {level}: {stage}", completed=done, total=total)
 
         try:
-            results = build(db_path, chosen, instances, worlds, progress, jobs or os.cpu_count() or 1,
-                            split, secret_seed)
+            if out is None:
+                results = build(db_path, chosen, instances, worlds, progress, jobs or os.cpu_count() or 1,
+                                split, secret_seed)
+                stats = [{"level": r.config.level, "instances": len(r.instances), **r.stats} for r in results]
+            else:
+                stats = build_partitioned(out, chosen, instances, worlds, progress, jobs or os.cpu_count() or 1,
+                                          split, secret_seed, engine, address, partition_size)
         except (ConfigError, BuildError, UserError) as e:
             fail(str(e))
     seconds = (dt.datetime.now() - started).total_seconds()
-    table = Table(title=f"Built {db_path} ({split} split) in {seconds:.1f} s")
+    table = Table(title=f"Built {target} ({split} split) in {seconds:.1f} s")
     for column in ("level", "instances", "candidates", "too few feasible", "calendar not needed",
                    "policy not needed", "threads not needed", "rooms not needed"):
         table.add_column(column, justify="right")
-    for r in results:
-        s = r.stats
-        table.add_row(str(r.config.level), str(len(r.instances)), str(s["candidates_sampled"]),
-                      str(s["too_few_feasible"]), str(s["calendar_not_needed"]),
-                      str(s["policy_not_needed"]), str(s["threads_not_needed"]),
-                      str(s["rooms_not_needed"]))
+    for s in stats:
+        table.add_row(*(str(s[key]) for key in ("level", "instances", "candidates_sampled", "too_few_feasible",
+                                                 "calendar_not_needed", "policy_not_needed", "threads_not_needed",
+                                                 "rooms_not_needed")))
     console.print(table)
-    where = "" if db_path == db.DEFAULT_DB else f" --db {db_path}"
+    where = "" if target == db.DEFAULT_DB else f" --db {target}"
     console.print(f"Explore it: mpcbench sql \"select * from oracle_answers limit 10\"{where}  (or a prompt: "
                   f"mpcbench sql --interactive{where})", markup=False, highlight=False, soft_wrap=True)
     if check_after:
-        check(db_path)
+        check(target)
 
 
 def check(db_path: DbOption = db.DEFAULT_DB) -> None:
