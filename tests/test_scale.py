@@ -1,0 +1,226 @@
+"""Partitioned builds (`mpcbench build --out DIR`): the dataset does not depend on the partition
+size, the number of workers or the engine; it holds the same tables and exports the same files as
+the DuckDB build of the same config (DESIGN.md section 5); and a damaged dataset is refused by
+every reader (the manifest check). The Ray tests need `pip install -e '.[scale]'`; without Ray
+they skip, saying so."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from mpcbench.cli import app
+from mpcbench.dataset.export import export_dataset
+from mpcbench.errors import UserError
+from mpcbench.warehouse import build, db, parts
+from mpcbench.warehouse.scale import build_partitioned
+
+WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
+INSTANCES = 12
+SMALL_PARTS = 4          # candidates per partition: 6 to 8 partitions a level at 12 instances
+TABLES = (*db.RAW_TABLES, *parts.LABEL_TABLES, "build_stats", "build_info")
+
+
+def table_rows(path: Path) -> dict[str, list[tuple]]:
+    """Every raw table, label table and build table, rows ordered by all columns."""
+    con = db.open_existing(path)
+    try:
+        return {t: con.execute(f"select * from {t} order by all").fetchall() for t in TABLES}
+    finally:
+        con.close()
+
+
+def exported(path: Path, out: Path) -> dict[str, bytes]:
+    con = db.open_existing(path)
+    try:
+        export_dataset(con, out)
+    finally:
+        con.close()
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def duckdb_build(tmp_path_factory):
+    path = tmp_path_factory.mktemp("duckdb") / "a.duckdb"
+    build.build(path, (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR)
+    return path
+
+
+@pytest.fixture(scope="module")
+def one_partition(tmp_path_factory):
+    out = tmp_path_factory.mktemp("one") / "dataset"
+    build_partitioned(out, (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR, partition_size=1000)
+    return out
+
+
+@pytest.fixture(scope="module")
+def many_partitions(tmp_path_factory):
+    """The same config in partitions of 4 candidates, judged by 2 worker processes."""
+    out = tmp_path_factory.mktemp("many") / "dataset"
+    build_partitioned(out, (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR, partition_size=SMALL_PARTS, jobs=2)
+    return out
+
+
+def partitions_per_level(out: Path) -> dict[str, int]:
+    return {level: v["partitions"] for level, v in json.loads((out / parts.MANIFEST).read_text())["levels"].items()}
+
+
+def test_partition_size_and_workers_change_nothing(one_partition, many_partitions):
+    assert set(partitions_per_level(one_partition).values()) == {1}
+    assert max(partitions_per_level(many_partitions).values()) >= 7
+    one, many = table_rows(one_partition), table_rows(many_partitions)
+    for table in TABLES:
+        assert one[table] == many[table], table
+    assert len(one["oracle_answers"]) > 3 * INSTANCES and len(one["instances"]) == 3 * INSTANCES
+
+
+def test_dataset_holds_the_duckdb_builds_tables(duckdb_build, many_partitions):
+    """Raw tables, labels and build tables equal the DuckDB file's, row for row."""
+    assert table_rows(many_partitions) == table_rows(duckdb_build)
+
+
+def test_dataset_exports_the_duckdb_builds_files(duckdb_build, many_partitions, tmp_path):
+    assert exported(many_partitions, tmp_path / "p") == exported(duckdb_build, tmp_path / "d")
+
+
+def test_duckdb_reads_the_files_directly(many_partitions):
+    """The layout is plain hive-partitioned Parquet: a glob gives the level's labels."""
+    con = duckdb.connect()
+    rows = con.execute(f"select level, count(distinct instance_id) from read_parquet("
+                       f"'{many_partitions}/oracle_summary/*/*/*.parquet', hive_partitioning = true) "
+                       "group by level order by level").fetchall()
+    assert rows == [(1, INSTANCES), (2, INSTANCES), (3, INSTANCES)]
+
+
+def damaged_copy(source: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "copy"
+    shutil.copytree(source, copy)
+    return copy
+
+
+def a_partition_file(out: Path) -> Path:
+    return out / parts.part_path("oracle_answers", 3, 1)
+
+
+def test_missing_partition_is_refused(many_partitions, tmp_path):
+    out = damaged_copy(many_partitions, tmp_path)
+    a_partition_file(out).unlink()
+    with pytest.raises(UserError, match="incomplete: 1 partition file"):
+        db.open_existing(out)
+
+
+def test_short_partition_is_refused(many_partitions, tmp_path):
+    out = damaged_copy(many_partitions, tmp_path)
+    target = a_partition_file(out)
+    con = duckdb.connect()
+    con.execute(f"copy (select * from '{target}' limit 1) to '{target}.short' (format parquet)")
+    Path(f"{target}.short").replace(target)
+    with pytest.raises(UserError, match="has 1 rows, its manifest says"):
+        db.open_existing(out)
+
+
+def test_stray_partition_and_missing_manifest_are_refused(many_partitions, tmp_path):
+    out = damaged_copy(many_partitions, tmp_path)
+    shutil.copy(a_partition_file(out), a_partition_file(out).with_name("extra.parquet"))
+    with pytest.raises(UserError, match="does not list"):
+        db.open_existing(out)
+    (out / parts.MANIFEST).unlink()
+    result = CliRunner().invoke(app, ["sql", "--db", str(out), "select count(*) from instances"])
+    assert result.exit_code == 1
+    assert "not a complete mpcbench dataset: no manifest.json" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_cli_builds_a_dataset_and_refuses_mixed_options(tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "ds"
+    result = runner.invoke(app, ["build", "--out", str(out), "--levels", "1", "--instances", "3",
+                                 "--worlds", str(WORLDS_DIR), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / parts.MANIFEST).read_text())["levels"] == {"1": {"instances": 3, "partitions": 1}}
+    result = runner.invoke(app, ["sql", "--db", str(out), "select count(*) as n from instances"])
+    assert result.exit_code == 0 and "3" in result.output
+    result = runner.invoke(app, ["build", "--engine", "ray", "--levels", "1"])
+    assert result.exit_code == 2 and "add --out DIR" in result.output
+    result = runner.invoke(app, ["build", "--out", str(out), "--engine", "spark", "--levels", "1"])
+    assert result.exit_code == 1 and "--engine must be one of local, ray" in result.output
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    result = runner.invoke(app, ["build", "--out", str(tmp_path / "other"), "--levels", "1", "--instances", "1",
+                                 "--worlds", str(WORLDS_DIR), "--jobs", "1"])
+    assert result.exit_code == 1 and "is not an mpcbench dataset" in result.output
+    assert (tmp_path / "other" / "notes.txt").read_text() == "mine"
+
+
+# --- Ray ---------------------------------------------------------------------------------------
+
+def ray_or_skip():
+    return pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[scale]')")
+
+
+def test_ray_gives_the_same_dataset(one_partition, tmp_path):
+    ray_or_skip()
+    out = tmp_path / "ray"
+    build_partitioned(out, (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR, partition_size=SMALL_PARTS,
+                      jobs=2, engine="ray")
+    assert max(partitions_per_level(out).values()) >= 7
+    assert table_rows(out) == table_rows(one_partition)
+
+
+def kill_a_worker_during(run, marker: str) -> int | None:
+    """Run `run` in a thread; kill (SIGKILL) the first process whose command line holds `marker`."""
+    psutil = pytest.importorskip("psutil")
+    thread = threading.Thread(target=run)
+    thread.start()
+    killed = None
+    deadline = time.monotonic() + 120
+    while killed is None and thread.is_alive() and time.monotonic() < deadline:
+        for process in psutil.process_iter(["cmdline"]):
+            if marker in " ".join(process.info["cmdline"] or ()):
+                process.kill()
+                killed = process.pid
+                break
+        time.sleep(0.05)
+    thread.join(300)
+    return killed
+
+
+def test_killed_ray_worker_is_retried(one_partition, tmp_path):
+    """A worker killed while it judges a partition: Ray runs the task again, and the dataset is
+    complete and the same."""
+    ray_or_skip()
+    out = tmp_path / "ray"
+    outcome: dict = {}
+
+    def run():
+        build_partitioned(out, (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR,
+                          partition_size=SMALL_PARTS, jobs=2, engine="ray")
+        outcome["ok"] = True
+
+    assert kill_a_worker_during(run, "ray::judge_partition") is not None, "no Ray worker was seen judging"
+    assert outcome.get("ok")
+    assert table_rows(out) == table_rows(one_partition)
+
+
+def test_killed_local_worker_fails_clearly(tmp_path):
+    """The local pool does not retry: the build stops with one line and leaves no dataset."""
+    out = tmp_path / "local"
+    outcome: dict = {}
+
+    def run():
+        try:
+            build_partitioned(out, (3,), instances=40, worlds_dir=WORLDS_DIR, partition_size=SMALL_PARTS, jobs=2)
+            outcome["ok"] = True
+        except UserError as e:
+            outcome["error"] = str(e)
+
+    assert kill_a_worker_during(run, "spawn_main") is not None, "no worker process was seen"
+    assert "a partition task failed" in outcome.get("error", "") and "\n" not in outcome["error"]
+    assert not out.exists() and not list(tmp_path.iterdir())
