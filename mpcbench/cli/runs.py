@@ -11,6 +11,7 @@ from rich.table import Table
 
 from ..harness.ablation import run_ablation
 from ..harness.config import AGENTS, EvalConfig
+from ..harness.merge import merge_runs
 from ..harness.rescore import rescore
 from ..harness.runner import Progress as EvalProgress, run_eval
 from ..report.load import parse_prices
@@ -85,6 +86,9 @@ def eval_command(
     levels: Annotated[str, typer.Option(help="Levels to run, e.g. 1,2,3.")] = "1,2,3",
     instances: Annotated[int | None, typer.Option(min=1, help="The first N instances of each level (default: all).")] = None,
     instance: Annotated[list[str] | None, typer.Option(help="Run this instance (repeatable).")] = None,
+    shard: Annotated[str | None, typer.Option(help="i/n: only the instances at places i, i+n, i+2n ... of the "
+                                                   "plan (a deterministic split); join the shards' runs with "
+                                                   "mpcbench merge.")] = None,
     trials: Annotated[int, typer.Option(min=1, help="Episodes per instance (trial t sends seed + t - 1).")] = 1,
     concurrency: Annotated[int, typer.Option(min=1, help="Episodes at a time.")] = 8,
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature (sent as given).")] = 0.0,
@@ -136,7 +140,7 @@ def eval_command(
     if ablation_code and not ablation:
         fail("--ablation-code goes with --ablation", 2)
     config = EvalConfig(agent=agent, db=str(db_path), levels=parse_levels(levels), instances=instances,
-                        instance_ids=tuple(instance or ()), trials=trials, concurrency=concurrency,
+                        instance_ids=tuple(instance or ()), shard=shard, trials=trials, concurrency=concurrency,
                         out=str(out) if out else None, model=model, base_url=base_url, api_key_env=api_key_env,
                         temperature=temperature, seed=seed, max_steps=max_steps, timeout_s=timeout,
                         max_retries=max_retries, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
@@ -170,6 +174,19 @@ def eval_command(
             fail(f"every episode of {result.run_dir} ended in an infrastructure error (the first: "
                  f"{result.first_error}); nothing was measured. Fix the endpoint, then: mpcbench eval --resume "
                  f"--retry-errors --out {result.run_dir}")
+
+
+def merge_command(
+    runs: Annotated[list[Path], typer.Argument(help="The run directories of every shard (mpcbench eval --shard i/n).")],
+    out: Annotated[Path, typer.Option(help="The merged run's directory (new).")],
+    db_path: Annotated[Path | None, typer.Option("--db", help="The build the shards ran on (default: the one in "
+                                                              "their run.json).")] = None,
+) -> None:
+    """Join the shards of one eval into one run: every shard once, the same options and build, no
+    episode missing or twice; the tables are computed again from the joined journals."""
+    meta = merge_runs(runs, out, db_path)
+    print_summary(f"Merged {len(runs)} shards into {meta['run_id']}: {meta['episodes']['finished']} episodes",
+                  meta["summary"])
 
 
 def rescore_command(

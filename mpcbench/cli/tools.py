@@ -57,7 +57,7 @@ def call_tool(
     if not db_path.exists():
         _fail(f"{db_path} does not exist; run `mpcbench build` first (or pass --db)")
     try:
-        con = db.connect(db_path, read_only=True)
+        con = db.open_existing(db_path)
     except duckdb.Error as e:
         _fail(f"cannot open {db_path}: {e}")
     try:

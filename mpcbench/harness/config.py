@@ -47,6 +47,21 @@ def _shown(value) -> str:
     return ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
 
 
+def parse_shard(text: str) -> tuple[int, int]:
+    """`i/n` (1 <= i <= n) as (i, n); a UserError otherwise.
+
+    >>> parse_shard("2/3")
+    (2, 3)
+    """
+    try:
+        i, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise UserError(f"--shard takes i/n (e.g. 2/4), not {text!r}", 2) from None
+    if not 1 <= i <= n:
+        raise UserError(f"--shard {text}: i must be between 1 and n", 2)
+    return i, n
+
+
 @dataclass
 class EvalConfig:
     """Everything that defines a run (saved in run.json, so a resume needs only the directory)."""
@@ -55,6 +70,7 @@ class EvalConfig:
     levels: tuple[int, ...] = (1, 2, 3)
     instances: int | None = None            # per level: the first N (by position)
     instance_ids: tuple[str, ...] = ()      # or exactly these
+    shard: str | None = None                # "i/n": every n-th instance of the plan, from the i-th (parse_shard)
     trials: int = 1
     concurrency: int = 8
     out: str | None = None                  # the run directory (default build/runs/<run_id>)
@@ -87,6 +103,8 @@ class EvalConfig:
     max_cost_usd: float | None = None       # stop starting episodes before this budget would be passed
 
     def validate(self) -> None:
+        if self.shard is not None:
+            parse_shard(self.shard)
         if self.agent not in AGENTS + EXTERNAL:
             raise UserError(f"--agent must be one of {', '.join(AGENTS)}, not {self.agent!r}")
         if self.agent == "openai" and not self.model:

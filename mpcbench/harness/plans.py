@@ -22,7 +22,7 @@ from ..agents.replay import TrajectoryReplayAgent
 from ..errors import UserError
 from ..limiter import AdaptiveLimit
 from ..llm import ChatClient, EndpointConfig, InfrastructureError, ResponseCache, ServerInfo, probe_endpoint
-from .config import CACHE, OFFLINE, RUN_JSON, EvalConfig
+from .config import CACHE, OFFLINE, RUN_JSON, EvalConfig, parse_shard
 from .journal import recorded_run
 
 
@@ -141,7 +141,8 @@ def replayed_protocol(config: EvalConfig) -> EvalConfig:
 
 
 def plan_episodes(con: duckdb.DuckDBPyConnection, config: EvalConfig) -> list[tuple[str, int, int]]:
-    """(instance_id, level, trial) of every episode, in level and position order."""
+    """(instance_id, level, trial) of every episode, in level and position order; with `shard` i/n,
+    those of the instances at places i, i + n, i + 2n ... of that order."""
     rows = con.execute(
         "select instance_id, level, row_number() over (partition by level order by position) as k "
         "from instances where list_contains($levels, level) "
@@ -152,4 +153,8 @@ def plan_episodes(con: duckdb.DuckDBPyConnection, config: EvalConfig) -> list[tu
         if missing:
             raise UserError(f"no such instance(s) at levels {','.join(map(str, config.levels))}: {', '.join(missing)}")
     chosen = [(i, level) for i, level, k in rows if config.instances is None or k <= config.instances]
+    if config.shard is not None:
+        # a deterministic split of the instances (every trial of one in the same shard)
+        shard, shards = parse_shard(config.shard)
+        chosen = chosen[shard - 1::shards]
     return [(i, level, trial) for i, level in chosen for trial in range(1, config.trials + 1)]

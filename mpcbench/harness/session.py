@@ -144,7 +144,7 @@ def open_external_run(config: EvalConfig) -> ExternalRun:
     db_path = Path(config.db)
     if not db_path.exists():
         raise UserError(f"{db_path} does not exist; run `mpcbench build` first (or pass --db)")
-    con = db.connect(db_path, read_only=True)
+    con = db.open_existing(db_path)
     try:
         episodes = plan_episodes(con, config)
         if not episodes:

@@ -75,8 +75,8 @@ class ToolTexts:
             self.why = f"the run's build {path} is not there"
         elif path is not None:
             try:
-                con = db.connect(path, read_only=True)
-            except duckdb.Error as e:
+                con = db.open_existing(path)
+            except (duckdb.Error, UserError) as e:
                 self.why = f"the run's build {path} cannot be opened ({type(e).__name__})"
                 return
             if build_content_hash(con) == build.get("content_sha256"):
