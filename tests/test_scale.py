@@ -175,15 +175,20 @@ def test_ray_gives_the_same_dataset(one_partition, tmp_path):
 
 
 def kill_a_worker_during(run, marker: str) -> int | None:
-    """Run `run` in a thread; kill (SIGKILL) the first process whose command line holds `marker`."""
+    """Run `run` in a thread; kill (SIGKILL) the first process of this test's own process tree
+    whose command line holds `marker` (never a process of anyone else on the machine)."""
     psutil = pytest.importorskip("psutil")
     thread = threading.Thread(target=run)
     thread.start()
     killed = None
     deadline = time.monotonic() + 120
     while killed is None and thread.is_alive() and time.monotonic() < deadline:
-        for process in psutil.process_iter(["cmdline"]):
-            if marker in " ".join(process.info["cmdline"] or ()):
+        for process in psutil.Process().children(recursive=True):
+            try:
+                cmdline = " ".join(process.cmdline())
+            except psutil.Error:
+                continue
+            if marker in cmdline:
                 process.kill()
                 killed = process.pid
                 break
