@@ -251,6 +251,8 @@ def build_partitioned(out: Path, levels: tuple[int, ...] = (1, 2, 3), instances:
                 plans.append(LevelPlan(gen, instances if instances is not None else config.instances,
                                        len(world.get("projects", [])), len(world.get("threads", []))))
             plans.sort(key=lambda p: -p.config.level)        # level 3 takes longest: start it first
+            # a small build needs no partition larger than itself (the result does not depend on the size)
+            partition_size = min(partition_size, max(100, 2 * max(p.wanted for p in plans)))
             with executor(engine, jobs, address) as pool:
                 files.update(_judge_and_write(pool, plans, tmp, staging, partition_size, 2 * max(jobs, 1), progress))
             stats = [p.stats() for p in sorted(plans, key=lambda p: p.config.level)]

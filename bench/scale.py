@@ -1,0 +1,146 @@
+"""Benchmark of the partitioned build (`mpcbench build --out DIR`) at scale (not a test; run by hand).
+
+    python bench/scale.py                                   # 10,000 and 100,000 a level, local and ray
+    python bench/scale.py --sizes 1000000 --engines local   # the million (hours on 2 cores)
+
+For each engine and size: `mpcbench build --out TMP --instances N` for levels 1-3 in a fresh
+process (wall seconds, peak memory of the whole process tree as the sum of PSS, so the Ray object
+store's shared pages count once, instances/s in all and per core); then the log-log fit of wall
+time against N per engine (an exponent near 1 is linear cost). Then the oracle alone on the
+first size's dataset, on one DuckDB thread: every oracle layer recomputed from the raw tables
+(answers and necessity), as instances/s per core. Prints Markdown tables; the README quotes them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from mpcbench.warehouse import db, parts
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def tree_memory_bytes(root: int) -> int:
+    """Proportional set size (PSS; RSS where smaps_rollup is unreadable) of a process and all its
+    descendants, from /proc."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    tree, frontier = {root}, [root]
+    while frontier:
+        pid = frontier.pop()
+        children = [p for p, parent in parents.items() if parent == pid]
+        tree.update(children)
+        frontier += children
+    total = 0
+    for pid in tree:
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1]) * 1024
+                    break
+        except OSError:
+            continue
+    return total
+
+
+def timed_build(out: Path, instances: int, engine: str, jobs: int, levels: str) -> tuple[float, float]:
+    """Wall seconds and peak memory (GiB, the whole process tree) of one `mpcbench build --out`."""
+    started = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "mpcbench", "build", "--out", str(out), "--levels", levels,
+                             "--instances", str(instances), "--engine", engine, "--jobs", str(jobs)],
+                            cwd=ROOT, stdout=subprocess.DEVNULL)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, tree_memory_bytes(proc.pid))
+        time.sleep(0.2)
+    seconds = time.perf_counter() - started
+    if proc.returncode:
+        raise SystemExit(f"mpcbench build --engine {engine} --instances {instances} failed (exit {proc.returncode})")
+    return seconds, peak / 2**30
+
+
+def oracle_per_core(dataset: Path) -> tuple[int, float]:
+    """Instances and seconds to recompute every oracle layer on one thread from the dataset's raw tables."""
+    source = db.open_partitioned(dataset)
+    con = db.connect(None)
+    con.execute("set threads = 1")
+    db.create_tables(con)
+    for table in db.RAW_TABLES:
+        con.execute(f"insert into {table} select * from read_parquet({db.quote_literal(parts.table_glob(dataset, table))}"
+                    ", hive_partitioning = false, union_by_name = true)")
+    source.close()
+    db.create_views(con)
+    started = time.perf_counter()
+    db.refresh(con)
+    for view in parts.LABEL_TABLES:
+        con.execute(f"select count(*) from {view}").fetchall()
+    seconds = time.perf_counter() - started
+    instances = con.execute("select count(*) from instances").fetchone()[0]
+    con.close()
+    return instances, seconds
+
+
+def slope(points: list[tuple[int, float]]) -> float | None:
+    """Least-squares slope of log(seconds) against log(size)."""
+    if len(points) < 2:
+        return None
+    xs, ys = [math.log(n) for n, _ in points], [math.log(s) for _, s in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000", help="instances per level, comma-separated")
+    parser.add_argument("--engines", default="local,ray")
+    parser.add_argument("--levels", default="1,2,3")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="workers (= cores used)")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    levels = len(args.levels.split(","))
+    rows, fits = [], {}
+    with tempfile.TemporaryDirectory(prefix="mpcbench-scale-") as tmp:
+        kept = None
+        for engine in args.engines.split(","):
+            points = []
+            for n in sizes:
+                out = Path(tmp) / f"{engine}-{n}"
+                seconds, peak = timed_build(out, n, engine, args.jobs, args.levels)
+                rate = levels * n / seconds
+                rows.append((engine, n, seconds, peak, rate, rate / args.jobs))
+                print(f"{engine} {levels} x {n:,}: {seconds:.1f} s, peak {peak:.2f} GiB, {rate:,.0f} instances/s",
+                      file=sys.stderr, flush=True)
+                points.append((n, seconds))
+                if kept is None:
+                    kept = out
+                else:
+                    shutil.rmtree(out)
+            fits[engine] = slope(points)
+        instances, seconds = oracle_per_core(kept)
+    print(f"| engine | instances a level | wall s | peak GiB | instances/s | per core ({args.jobs} cores) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for engine, n, seconds_, peak, rate, per_core in rows:
+        print(f"| {engine} | {n:,} | {seconds_:.1f} | {peak:.2f} | {rate:,.0f} | {per_core:,.0f} |")
+    print()
+    for engine, fit in fits.items():
+        print(f"log-log exponent of wall time against size, {engine}: {'n/a' if fit is None else f'{fit:.3f}'}")
+    print(f"oracle alone, one thread: {instances:,} instances in {seconds:.1f} s = {instances / seconds:,.0f} "
+          "instances/s per core")
+
+
+if __name__ == "__main__":
+    main()
