@@ -4,9 +4,12 @@
     python bench/scale.py --sizes 1000000 --engines local   # the million (hours on 2 cores)
 
 For each engine and size: `mpcbench build --out TMP --instances N` for levels 1-3 in a fresh
-process (wall seconds, peak memory of the whole process tree as the sum of PSS, so the Ray object
-store's shared pages count once, instances/s in all and per core); then the log-log fit of wall
-time against N per engine (an exponent near 1 is linear cost). Then the oracle alone on the
+process: wall seconds, CPU seconds (of the build and the descendants it waited for: the local
+pool's workers, not Ray's, whose workers belong to Ray's own processes), peak memory of the whole
+process tree as the sum of PSS (so shared pages, e.g. Ray's object store, count once),
+instances/s of wall time and per CPU second (the per-core throughput, which a machine shared with
+other work does not distort); then the log-log fit of wall and CPU time against N per engine (an
+exponent near 1 is linear cost). Then the oracle alone on the
 first size's dataset, on one DuckDB thread: every oracle layer recomputed from the raw tables
 (answers and necessity), as instances/s per core. Prints Markdown tables; the README quotes them.
 """
@@ -57,20 +60,25 @@ def tree_memory_bytes(root: int) -> int:
     return total
 
 
-def timed_build(out: Path, instances: int, engine: str, jobs: int, levels: str) -> tuple[float, float]:
-    """Wall seconds and peak memory (GiB, the whole process tree) of one `mpcbench build --out`."""
+def timed_build(out: Path, instances: int, engine: str, jobs: int, levels: str) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (the build and every descendant it waited for) and peak memory
+    (GiB, the whole process tree) of one `mpcbench build --out`."""
     started = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "mpcbench", "build", "--out", str(out), "--levels", levels,
                              "--instances", str(instances), "--engine", engine, "--jobs", str(jobs)],
                             cwd=ROOT, stdout=subprocess.DEVNULL)
     peak = 0
-    while proc.poll() is None:
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
         peak = max(peak, tree_memory_bytes(proc.pid))
         time.sleep(0.2)
     seconds = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
         raise SystemExit(f"mpcbench build --engine {engine} --instances {instances} failed (exit {proc.returncode})")
-    return seconds, peak / 2**30
+    return seconds, usage.ru_utime + usage.ru_stime, peak / 2**30
 
 
 def oracle_per_core(dataset: Path) -> tuple[int, float]:
@@ -119,25 +127,26 @@ def main() -> None:
             points = []
             for n in sizes:
                 out = Path(tmp) / f"{engine}-{n}"
-                seconds, peak = timed_build(out, n, engine, args.jobs, args.levels)
-                rate = levels * n / seconds
-                rows.append((engine, n, seconds, peak, rate, rate / args.jobs))
-                print(f"{engine} {levels} x {n:,}: {seconds:.1f} s, peak {peak:.2f} GiB, {rate:,.0f} instances/s",
-                      file=sys.stderr, flush=True)
-                points.append((n, seconds))
+                seconds, cpu, peak = timed_build(out, n, engine, args.jobs, args.levels)
+                rows.append((engine, n, seconds, cpu, peak, levels * n / seconds, levels * n / cpu))
+                print(f"{engine} {levels} x {n:,}: {seconds:.1f} s wall, {cpu:.1f} s CPU, peak {peak:.2f} GiB, "
+                      f"load average {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
+                points.append((n, seconds, cpu))
                 if kept is None:
                     kept = out
                 else:
                     shutil.rmtree(out)
-            fits[engine] = slope(points)
+            fits[engine] = (slope([(n, w) for n, w, _ in points]), slope([(n, c) for n, _, c in points]))
         instances, seconds = oracle_per_core(kept)
-    print(f"| engine | instances a level | wall s | peak GiB | instances/s | per core ({args.jobs} cores) |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for engine, n, seconds_, peak, rate, per_core in rows:
-        print(f"| {engine} | {n:,} | {seconds_:.1f} | {peak:.2f} | {rate:,.0f} | {per_core:,.0f} |")
+    print(f"| engine | instances a level | wall s | CPU s | peak GiB | instances/s (wall, {args.jobs} workers) "
+          "| instances per CPU second |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for engine, n, wall, cpu, peak, rate, per_cpu in rows:
+        print(f"| {engine} | {n:,} | {wall:.1f} | {cpu:.1f} | {peak:.2f} | {rate:,.0f} | {per_cpu:,.0f} |")
     print()
-    for engine, fit in fits.items():
-        print(f"log-log exponent of wall time against size, {engine}: {'n/a' if fit is None else f'{fit:.3f}'}")
+    for engine, (wall_fit, cpu_fit) in fits.items():
+        shown = ["n/a" if f is None else f"{f:.3f}" for f in (wall_fit, cpu_fit)]
+        print(f"log-log exponent against size, {engine}: wall {shown[0]}, CPU {shown[1]}")
     print(f"oracle alone, one thread: {instances:,} instances in {seconds:.1f} s = {instances / seconds:,.0f} "
           "instances/s per core")
 

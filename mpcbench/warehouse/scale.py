@@ -136,7 +136,7 @@ class LevelPlan:
                 **{f"{s}_not_needed": self.verdicts.get(f"{s}_not_needed", 0) for s in SOURCES}}
 
 
-def _take(plan: LevelPlan, judged: partitions.JudgedPartition, size: int) -> int:
+def _take(plan: LevelPlan, judged: partitions.JudgedPartition) -> int:
     """Count the partition's verdicts up to the last instance the level takes from it; return how
     many kept candidates it takes."""
     take = min(len(judged.kept_threads), plan.wanted - plan.kept)
@@ -180,7 +180,7 @@ def _judge_and_write(pool, plans: list[LevelPlan], out: Path, staging: Path, siz
             plan.judged[result.part] = result
             while not plan.done and plan.written in plan.judged:
                 judged = plan.judged.pop(plan.written)
-                take = _take(plan, judged, size)
+                take = _take(plan, judged)
                 writing.add(pool.submit(partitions.finalize_partition, staging, out, plan.config.level, judged.part,
                                         plan.kept, plan.noise_projects + plan.kept, plan.noise_threads + plan.threads,
                                         take))
