@@ -12,12 +12,12 @@ from functools import cache
 import jsonschema
 
 from .render import plural
-from .toolfiles import MAX_RANGE_DAYS, Tool, ToolError, all_tools
+from .toolfiles import MAX_RANGE_DAYS, Tool, ToolError
 
 
 @cache
-def _validator(tool_name: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(all_tools()[tool_name].parameters)
+def _validator(schema_text: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(json.loads(schema_text))
 
 
 def short_value(value, limit: int = 40) -> str:
@@ -60,7 +60,10 @@ def _describe(tool: Tool, error: jsonschema.ValidationError) -> str:
 
 
 def check_arguments(tool: Tool, arguments: str | dict | None) -> dict:
-    """The argument values to bind (defaults filled in), or ToolError saying what is wrong."""
+    """The argument values to bind (defaults filled in), or ToolError saying what is wrong.
+
+    Any Tool's: the benchmark's own (`sql/tools/`) and the legacy ones (`sql/legacy/tools/`).
+    """
     if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
         arguments = {}
     if isinstance(arguments, str):
@@ -72,7 +75,7 @@ def check_arguments(tool: Tool, arguments: str | dict | None) -> dict:
         raise ToolError("the arguments must be a JSON object of named arguments")
     optional = {p.name for p in tool.params if not p.required}
     arguments = {k: v for k, v in arguments.items() if not (v is None and k in optional)}
-    errors = list(_validator(tool.name).iter_errors(arguments))
+    errors = list(_validator(json.dumps(tool.parameters, sort_keys=True)).iter_errors(arguments))
     if errors:
         messages = sorted(dict.fromkeys(_describe(tool, e) for e in errors))
         more = f" (and {len(messages) - 3} more)" if len(messages) > 3 else ""

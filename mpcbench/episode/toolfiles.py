@@ -125,7 +125,7 @@ class Tool:
         return f"{self.name}({', '.join(p.signature() for p in self.params)})"
 
 
-def _header(text: str) -> list[tuple[str, str]]:
+def header_entries(text: str) -> list[tuple[str, str]]:
     """(key, value) entries of the leading comment block, continuation lines joined."""
     entries: list[list[str]] = []
     current: list[str] | None = None
@@ -150,7 +150,8 @@ def _schema_value(text: str):
         return text
 
 
-def _param(text: str, where: str) -> Param:
+def parse_param(text: str, where: str) -> Param:
+    """A `-- param:` entry's value as a Param; ToolDefinitionError when it is malformed."""
     match = _PARAM.match(text)
     if not match:
         raise ToolDefinitionError(f"{where}: a param reads `name (type, required, key=value) description`, "
@@ -190,9 +191,9 @@ def parse_tool_file(path: Path) -> Tool:
     where = path.name
     single: dict[str, str] = {}
     params: list[Param] = []
-    for key, value in _header(text):
+    for key, value in header_entries(text):
         if key == "param":
-            params.append(_param(value, where))
+            params.append(parse_param(value, where))
         elif key in single:
             raise ToolDefinitionError(f"{where}: `{key}` is given twice")
         else:

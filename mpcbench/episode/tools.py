@@ -27,6 +27,18 @@ from .render import RENDER, Result, fetch_rows, page_count, plural
 from .toolfiles import PLACEHOLDER, Tool, ToolError, catalog
 
 
+def call_or_error(run, name, arguments) -> tuple[str, str | None]:
+    """`run(name, arguments)`'s text and None, or `error: ...` and the error: a ToolError's message,
+    or, for a bug in a tool (which must not end the episode), what to try instead."""
+    try:
+        return run(name, arguments), None
+    except ToolError as exc:
+        error = str(exc)
+    except Exception as exc:
+        error = f"the tool failed ({type(exc).__name__}); try other arguments or another tool"
+    return f"error: {error}", error
+
+
 class ToolEnvironment:
     """One episode's tools over the warehouse (implements episode.contract.Environment).
 
@@ -51,15 +63,7 @@ class ToolEnvironment:
     def call(self, name: str, arguments: str | dict | None = None, *, turn: int = 1, via: str = "native",
              cell: int | None = None) -> str:
         started = time.perf_counter()
-        error = None
-        try:
-            text = self.run(name, arguments)
-        except ToolError as exc:
-            error = str(exc)
-        except Exception as exc:  # a tool bug must not end the episode; the trace keeps it
-            error = f"the tool failed ({type(exc).__name__}); try other arguments or another tool"
-        if error is not None:
-            text = f"error: {error}"
+        text, error = call_or_error(self.run, name, arguments)
         latency_ms = (time.perf_counter() - started) * 1000
         sent = arguments if isinstance(arguments, str) else json.dumps(
             {} if arguments is None else arguments, ensure_ascii=False, default=repr)

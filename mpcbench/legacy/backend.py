@@ -10,7 +10,8 @@
 A tool's function name is its file name (`jira_get_issue`, what a model calls: OpenAI function
 names allow no dot); its legacy name (`Jira.get_issue`, what run logs and judges read) comes
 from the part before the first underscore. Either name calls it. The header is parsed with the
-benchmark's own parser (name, description, render, items, not_found, empty, param); the
+benchmark's own parser (name, description, render, items, not_found, empty, param) and the
+arguments checked by its own `check_arguments` (`mpcbench/episode/arguments.py`); the
 environment binds `$scenario_id`; renderers are the benchmark's `json` and `markdown` plus
 `file` (one Drive file as text). Every call is traced; a bad call is an `error: ...` text,
 never an exception.
@@ -19,24 +20,21 @@ never an exception.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import json
 import re
 from functools import cache
 from pathlib import Path
 
 import duckdb
-import jsonschema
 
 from .layout import LEGACY_SQL_DIR
-from .project import (Result, Tool, ToolDefinitionError, ToolError, ToolSpec, describe_argument_error, fetch_rows,
-                      render_json, render_markdown, strip_comments, tool_file_header, tool_file_param)
+from .project import (Result, Tool, ToolDefinitionError, ToolError, ToolSpec, call_or_error, check_arguments,
+                      fetch_rows, header_entries, parse_param, render_json, render_markdown, strip_comments)
 
 TOOLS_DIR = LEGACY_SQL_DIR / "tools"
 ENV_PARAMS = frozenset({"scenario_id"})
 SOURCE_TITLES = {"slack": "Slack", "gmail": "Gmail", "calendar": "Calendar", "contacts": "Contacts", "jira": "Jira",
                  "drive": "Drive"}
-MAX_RANGE_DAYS = 31
 _PLACEHOLDER = re.compile(r"\$([a-z_][a-z0-9_]*)")
 
 
@@ -63,9 +61,9 @@ def parse_tool_file(path: Path) -> Tool:
     where, text = path.name, path.read_text()
     single: dict[str, str] = {}
     params = []
-    for key, value in tool_file_header(text):
+    for key, value in header_entries(text):
         if key == "param":
-            params.append(tool_file_param(value, where))
+            params.append(parse_param(value, where))
         else:
             single[key] = value
     for key in ("name", "description", "render"):
@@ -98,52 +96,6 @@ def find_tool(name) -> Tool | None:
         return None
     tools = all_tools()
     return tools.get(name) or next((t for n, t in tools.items() if legacy_name(n) == name), None)
-
-
-@cache
-def _validator(name: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(all_tools()[name].parameters)
-
-
-def check_arguments(tool: Tool, arguments) -> dict:
-    """The values to bind (defaults filled in), or ToolError saying what is wrong."""
-    if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
-        arguments = {}
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except (ValueError, RecursionError) as e:
-            raise ToolError(f"the arguments are not valid JSON ({str(e)[:100]})") from None
-    if not isinstance(arguments, dict):
-        raise ToolError("the arguments must be a JSON object of named arguments")
-    optional = {p.name for p in tool.params if not p.required}
-    arguments = {k: v for k, v in arguments.items() if not (v is None and k in optional)}
-    errors = sorted(dict.fromkeys(describe_argument_error(tool, e) for e in _validator(tool.name).iter_errors(arguments)))
-    if errors:
-        raise ToolError("; ".join(errors[:3]) + (f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""))
-    values = {p.name: arguments.get(p.name, p.default) for p in tool.params}
-    for p in tool.params:
-        if p.schema["type"] == "integer" and isinstance(values[p.name], float):
-            values[p.name] = int(values[p.name])
-        if isinstance(values[p.name], str):
-            try:
-                values[p.name].encode("utf-8")
-            except UnicodeEncodeError:
-                raise ToolError(f"{p.name} is not valid text (it holds an unpaired surrogate)") from None
-    dates = {}
-    for p in tool.params:
-        if p.schema.get("format") == "date" and values[p.name] is not None:
-            try:
-                dates[p.name] = dt.date.fromisoformat(values[p.name])
-            except ValueError:
-                raise ToolError(f"{p.name} is not a real date: {values[p.name]!r}") from None
-    if "start_date" in dates and "end_date" in dates:
-        span = (dates["end_date"] - dates["start_date"]).days
-        if span < 0:
-            raise ToolError("end_date is before start_date")
-        if span > MAX_RANGE_DAYS:
-            raise ToolError(f"the range has {span + 1} days; ask for at most {MAX_RANGE_DAYS + 1} days per call")
-    return values
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,15 +131,7 @@ class ToolBackend:
         self.trace: list[Call] = []
 
     def call(self, name, arguments=None) -> str:
-        error = None
-        try:
-            text = self.run(name, arguments)
-        except ToolError as e:
-            error = str(e)
-        except Exception as e:  # a tool bug must not end the episode; the trace keeps it
-            error = f"the tool failed ({type(e).__name__}); try other arguments or another tool"
-        if error is not None:
-            text = f"error: {error}"
+        text, error = call_or_error(self.run, name, arguments)
         tool = find_tool(name)
         self.trace.append(Call(step=len(self.trace) + 1, tool_name=legacy_name(tool.name) if tool else str(name),
                                arguments=_as_dict(arguments), result=text, error=error))

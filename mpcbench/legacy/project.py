@@ -7,13 +7,11 @@ so that a move of those modules means editing this one file.
 from __future__ import annotations
 
 from ..episode.answers import SUBMIT_TOOL_NAME
-from ..episode.arguments import _describe as describe_argument_error
+from ..episode.arguments import check_arguments
 from ..episode.contract import ToolSpec
 from ..episode.render import Result, fetch_rows, render_json, render_markdown
-from ..episode.toolfiles import Tool, ToolDefinitionError, ToolError, strip_comments
-from ..episode.toolfiles import _header as tool_file_header
-from ..episode.toolfiles import _param as tool_file_param
-from ..episode.tools import ToolEnvironment
+from ..episode.toolfiles import Tool, ToolDefinitionError, ToolError, header_entries, parse_param, strip_comments
+from ..episode.tools import ToolEnvironment, call_or_error
 from ..errors import UserError
 from ..harness.config import JOURNAL, RUN_JSON
 from ..harness.journal import read_journal
@@ -24,7 +22,6 @@ from ..warehouse.db import SQL_DIR, connect, layer_views
 __all__ = [
     "ChatClient", "EndpointConfig", "InfrastructureError", "JOURNAL", "RUN_JSON", "ResponseCache", "Result",
     "SQL_DIR", "SUBMIT_TOOL_NAME", "Tool", "ToolDefinitionError", "ToolEnvironment", "ToolError", "ToolSpec",
-    "UserError", "build_content_hash", "connect", "describe_argument_error", "fetch_rows", "layer_views",
-    "read_journal", "render_json", "render_markdown", "strip_comments", "tool_file_header",
-    "tool_file_param", "url_host",
+    "UserError", "build_content_hash", "call_or_error", "check_arguments", "connect", "fetch_rows", "header_entries", "layer_views",
+    "parse_param", "read_journal", "render_json", "render_markdown", "strip_comments", "url_host",
 ]
