@@ -10,19 +10,21 @@ import re
 import shutil
 from pathlib import Path
 
+import jsonschema
 import polars as pl
 import pytest
 from typer.testing import CliRunner
 
 from evalkit import PerInstance, submit
-from fake_openai import FakeOpenAI, reply_tool_calls
-from legacykit import judge_input_of, judge_reply
+from fake_openai import FakeOpenAI, reply_text, reply_tool_calls, status
+from legacykit import AXES, judge_input_of, judge_reply
 from mpcbench.cli import app
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.runner import run_eval
 from mpcbench.legacy import validate
 from mpcbench.legacy.agreement import cohen_kappa, krippendorff_alpha, spearman
 from mpcbench.legacy.audit import AuditConfig, run_audit
+from mpcbench.legacy.judge import JUSTIFICATION_CHARS
 from mpcbench.legacy.models import Endpoint
 from mpcbench.legacy.project import UserError
 from mpcbench.warehouse import db
@@ -266,3 +268,55 @@ def test_cli_audit_against_an_endpoint_then_replayed_offline_from_its_cache(runs
     assert pl.read_parquet(tmp_path / "again" / "judge_scores.parquet").equals(first)
     for path in out.rglob("*"):
         assert not path.is_file() or b"SECRET" not in path.read_bytes(), path
+
+
+def test_a_small_context_judge_gets_cut_inputs_and_a_constrained_reply(runs, tmp_path, monkeypatch):
+    """--max-input-chars cuts every tool result to one length that fits and says so; --constrained
+    sends the reply's JSON Schema as response_format. The fake judge plays a server whose context
+    holds 3,000 characters (a longer input: HTTP 400, as llama-server answers) and a small model
+    that writes prose unless its sampling is constrained."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-audit-test")
+    bound = 3000
+
+    def server(req):
+        if len(json.dumps(judge_input_of(req), ensure_ascii=False)) > bound:
+            return status(400, message="the request exceeds the available context size")
+        fmt = req.body.get("response_format")
+        if not fmt:
+            return reply_text("The answer looks fine to me, I would say four out of five.")
+        reply = {axis: {"score": 4, "justification": "x" * JUSTIFICATION_CHARS} for axis in AXES}
+        jsonschema.validate(reply, fmt["json_schema"]["schema"])   # what constrained sampling can write
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({**reply, AXES[1]: {"score": 4, "justification": "x" * (JUSTIFICATION_CHARS + 1)}},
+                                fmt["json_schema"]["schema"])
+        assert validate.problems(reply, "judge_reply") == []
+        return reply_text(json.dumps(reply))
+
+    def audit(out, **options):
+        with FakeOpenAI(server) as srv:
+            run_audit(AuditConfig(runs=(runs[0], runs[1]), judge_models=("tiny",), out=out, attempts=2, **options),
+                      Endpoint(base_url=srv.base_url, max_retries=0))
+        return pl.read_parquet(out / "judge_scores.parquet")
+
+    plain = audit(tmp_path / "plain")
+    assert set(plain["judge_status"]) == {"infra_error", "judge_failure"}   # too long / prose
+    assert plain.filter(pl.col("judge_status") == "infra_error")["input_chars"].min() > bound
+    assert not plain["input_cut"].any()
+
+    fitted = audit(tmp_path / "fitted", max_input_chars=bound, constrained=True)
+    ok = fitted.filter(pl.col("judge_status") == "ok")
+    assert set(ok["satisfaction"]) == {4} and ok["input_chars"].max() <= bound and ok["input_cut"].any()
+    # an input that even cut to empty results stays too long (level 3's many calls) is an infra error, recorded
+    too_long = fitted.filter(pl.col("input_chars") > bound)
+    assert set(too_long["judge_status"]) == {"infra_error"} and too_long["input_cut"].all()
+    assert all("context size" in error for error in too_long["judge_error"])
+    assert fitted["input_cut"].to_list() == (plain["input_chars"] > bound).to_list()
+    for row in fitted.filter(pl.col("input_cut")).head(3).to_dicts():
+        sent = json.loads((tmp_path / "fitted" / "judge_inputs" /
+                           f"{row['run_id']}__{row['instance_id']}__t{row['trial']}.json").read_text())
+        results = [c["result"] for c in sent["raw_tool_calls"]]
+        assert any(r.endswith("more characters cut]") for r in results)
+        assert results == [c["result"] for c in sent["tool_trace"]]
+        assert validate.problems(sent, "judge_input") == []
+    options = json.loads((tmp_path / "fitted" / "audit.json").read_text())["options"]
+    assert options["max_input_chars"] == bound and options["constrained"] is True

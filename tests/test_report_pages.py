@@ -2,12 +2,14 @@
 returned, each answer with its violations and source rows, the feedback) for an offline agent
 (texts run again on the build) and a model (texts from its transcript); failure causes grouped
 across runs with the same causes; the Stage in failures.parquet's words; n/a tokens offline;
-and report.html opened in a real Chromium at phone and desktop widths."""
+the judge audit's section (`--judge-audit`); and report.html opened in a real Chromium at phone
+and desktop widths."""
 
 from __future__ import annotations
 
 import doctest
 import html
+import json
 import re
 import shutil
 
@@ -21,6 +23,9 @@ from mpcbench.cli import app
 from mpcbench.episode.tools import ToolEnvironment
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.runner import run_eval
+from mpcbench.legacy.audit import AuditConfig, run_audit
+from mpcbench.legacy.models import Endpoint
+from mpcbench.errors import UserError
 from mpcbench.report import plots, tables
 from mpcbench.report.render import make_report
 from mpcbench.report.trajectories import ToolTexts
@@ -50,7 +55,8 @@ def setup(tmp_path_factory):
                                             levels=(1,), out=str(base / "openai"), **feedback)).run_dir)
     finally:
         mp.undo()
-    out = make_report(runs, base / "report")
+    run_audit(AuditConfig(runs=tuple(runs), out=base / "audit"), Endpoint())   # the offline heuristic judge
+    out = make_report(runs, base / "report", judge_audit=base / "audit")
     return db_path, runs, out
 
 
@@ -160,6 +166,28 @@ def _browser():
     return (sync_playwright, path), ""
 
 
+def test_the_judge_audit_section_shows_the_audits_own_figures(setup, tmp_path):
+    _, runs, out = setup
+    figures = json.loads((out.parent / "audit" / "audit.json").read_text())["judges"][0]
+    md = (out / "report.md").read_text()
+    section = md[md.index("## LLM judge vs. the SQL oracle"):]
+    row = next(line for line in section.splitlines() if line.startswith("| offline:heuristic |"))
+    c = figures["confusion"]
+    assert row.split(" | ")[1:3] == [str(figures["scored"]), str(figures["judge_failures"])]
+    assert f"{c['pass_em']} / {c['pass_not_em']}" in row and f"{c['fail_em']} / {c['fail_not_em']}" in row
+    assert f"{100 * figures['false_pass_rate']:.0f}% of {figures['breaks_constraint']}" in row
+    assert figures["breaks_constraint"] > 0 and next(iter(figures["false_pass_constraints"])) in row
+    assert "![Judge score against the oracle's F1](judge_audit.png)" in section
+    assert (out / "judge_audit.png").read_bytes() == (out.parent / "audit" / "judge_audit.png").read_bytes()
+    assert "LLM judge vs. the SQL oracle</h2>" in (out / "report.html").read_text()
+    with pytest.raises(UserError, match="holds no judge audit"):
+        make_report(runs[:1], tmp_path / "r", trajectories="none", judge_audit=tmp_path)
+    result = CliRunner().invoke(app, ["report", str(runs[0]), "--out", str(tmp_path / "c"), "--trajectories", "none",
+                                      "--judge-audit", str(out.parent / "audit")])
+    assert result.exit_code == 0, result.output
+    assert "## LLM judge vs. the SQL oracle" in (tmp_path / "c" / "report.md").read_text()
+
+
 def test_report_in_a_real_browser(setup):
     """No console error, every image loaded, no sideways scrolling at 390 and 1280 px, on the
     report, a run's index and a trajectory page."""
@@ -182,7 +210,7 @@ def test_report_in_a_real_browser(setup):
                     page.goto(file.as_uri())
                     assert errors == [], (file, width, errors)
                     sizes = page.evaluate("[...document.images].map(i => i.complete && i.naturalWidth)")
-                    assert all(sizes) and (len(sizes) == 3) == (file.name == "report.html"), (file, sizes)
+                    assert all(sizes) and (len(sizes) == 4) == (file.name == "report.html"), (file, sizes)
                     scroll, inner = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
                     assert scroll <= inner, (file, width, scroll, inner)
                 page.close()

@@ -208,11 +208,14 @@ def report_command(
                                                          "tokens, for the cost column (repeatable).")] = None,
     trajectories: Annotated[str, typer.Option(help="Episode pages under trajectories/: all | failed (a wrong "
                                                    "answer at any turn) | none.")] = "failed",
+    judge_audit: Annotated[Path | None, typer.Option(help="The --out directory of `mpcbench judge-audit`: adds "
+                                                          "its section and plot.")] = None,
 ) -> None:
     """Write a report over one or more runs: F1 with bootstrap intervals, EM, failure causes, source
     coverage, tokens; Markdown, PNG plots and one self-contained HTML file, with a page per episode
     (prompt, tool calls and their texts, answers, violations) under trajectories/."""
     if trajectories not in WHICH:
         fail(f"--trajectories takes {' | '.join(WHICH)}, not {trajectories!r}", 2)
-    written = make_report(runs, out, prices=parse_prices(price or []), trajectories=trajectories)
+    written = make_report(runs, out, prices=parse_prices(price or []), trajectories=trajectories,
+                          judge_audit=judge_audit)
     console.print(f"Report: {written / 'report.md'} and {written / 'report.html'}", markup=False, highlight=False)

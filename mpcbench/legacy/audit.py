@@ -14,6 +14,14 @@ scores every episode `judge_trials` times (trial t sends seed + t - 1). The orac
 from the run: F1 and exact match from `runs.parquet`, the constraint kinds each candidate
 breaks from `candidates.parquet`.
 
+A judge model reads a bounded context. With `max_input_chars`, a judge input whose JSON text is
+longer is cut by one rule (`fit`): every tool result (in raw_tool_calls and tool_trace alike)
+is kept up to one common number of characters, the largest that brings the text under the
+bound, and a cut result ends with "[... N more characters cut]"; the request, requirements,
+answer and rationale are never cut. The scores table records each input's sent size and
+whether it was cut. `constrained` asks the server for a reply of the judge's JSON shape
+(`judge.reply_format`).
+
 Written to `out`: judge_scores.parquet (one row per episode x judge x trial), judge_inputs/
 and judge_results/ (the seed's JSON files), audit.json (options and figures), and
 judge_audit.md with judge_audit.png (audit_report.py).
@@ -44,7 +52,8 @@ SCORES = "judge_scores.parquet"
 SCORE_SCHEMA = {"run_id": pl.String, "instance_id": pl.String, "trial": pl.Int64, "level": pl.Int64, "agent": pl.String,
                 "model": pl.String, "f1": pl.Float64, "exact_match": pl.Boolean, "breaks_constraint": pl.Boolean,
                 "violations": pl.List(pl.String), "judge_model": pl.String, "judge_trial": pl.Int64,
-                "judge_status": pl.String, "satisfaction": pl.Int64, "grounding": pl.Int64, "judge_error": pl.String}
+                "judge_status": pl.String, "satisfaction": pl.Int64, "grounding": pl.Int64, "judge_error": pl.String,
+                "input_chars": pl.Int64, "input_cut": pl.Boolean}
 
 
 @dataclasses.dataclass
@@ -57,6 +66,8 @@ class AuditConfig:
     limit: int | None = None             # at most this many episodes (in run, instance, trial order)
     concurrency: int = 4
     attempts: int = JUDGE_ATTEMPTS
+    max_input_chars: int | None = None   # cut longer judge inputs (see `fit`)
+    constrained: bool = False            # send the judge reply's JSON Schema as response_format
 
 
 @dataclasses.dataclass
@@ -70,7 +81,8 @@ class Episode:
     f1: float
     exact_match: bool
     violations: list[str]                # constraint kinds the final answer's candidates break
-    judge_input: dict
+    judge_input: dict                    # as sent: cut to the bound by `fit`
+    input_cut: bool = False
 
 
 def requirements(spec: dict) -> list[str]:
@@ -161,6 +173,39 @@ def judge_input(con, record: dict, spec: dict) -> dict:
     return out
 
 
+def _cut(text: str, keep: int) -> str:
+    return text if len(text) <= keep else f"{text[:keep]} [... {len(text) - keep} more characters cut]"
+
+
+def _with_results_cut(judge_input: dict, keep: int) -> dict:
+    return {**judge_input,
+            "raw_tool_calls": [{**c, "result": _cut(c["result"], keep)} for c in judge_input["raw_tool_calls"]],
+            "tool_trace": [{**c, "result": _cut(c["result"], keep)} for c in judge_input["tool_trace"]]}
+
+
+def fit(judge_input: dict, max_chars: int | None) -> tuple[dict, bool]:
+    """The judge input whose JSON text is at most max_chars long (or as short as cutting tool
+    results can make it), and whether anything was cut: every tool result keeps at most the same
+    number of characters, the largest number that fits.
+
+    >>> calls = [{"step": 1, "tool_name": "t", "arguments": {}, "result": "x" * 500, "error": None}]
+    >>> ji = {"user_prompt": "p", "raw_tool_calls": calls, "tool_trace": calls}
+    >>> cut, was_cut = fit(ji, 600)
+    >>> was_cut, len(json.dumps(cut, ensure_ascii=False)) <= 600, cut["tool_trace"][0]["result"].endswith(" cut]")
+    (True, True, True)
+    >>> fit(ji, None) == (ji, False)
+    True
+    """
+    size = lambda d: len(json.dumps(d, ensure_ascii=False))  # noqa: E731
+    if max_chars is None or size(judge_input) <= max_chars:
+        return judge_input, False
+    low, high = 0, max((len(c["result"]) for c in judge_input["raw_tool_calls"]), default=0)
+    while low < high:  # the largest `keep` whose input fits
+        keep = (low + high + 1) // 2
+        low, high = (keep, high) if size(_with_results_cut(judge_input, keep)) <= max_chars else (low, keep - 1)
+    return _with_results_cut(judge_input, low), True
+
+
 def load_episodes(run_dir: Path, db: Path | None) -> list[Episode]:
     """Every scored episode of one run directory, as a judge input with the oracle's verdict."""
     for name in (RUN_JSON, "runs.parquet", "candidates.parquet", JOURNAL):
@@ -207,6 +252,7 @@ def run_audit(config: AuditConfig, endpoint: Endpoint, progress: Progress | None
         raise UserError("the runs hold no scored episode")
     out = Path(config.out)
     for e in episodes:
+        e.judge_input, e.input_cut = fit(e.judge_input, config.max_input_chars)
         write_json(out / "judge_inputs" / f"{_episode_name(e)}.json", e.judge_input)
     progress = progress or Progress()
     progress.start(len(episodes) * len(config.judge_models) * config.judge_trials)
@@ -216,7 +262,8 @@ def run_audit(config: AuditConfig, endpoint: Endpoint, progress: Progress | None
     write_parquet(out / SCORES, frame)
     return write_report(frame, out, {"runs": [str(r) for r in config.runs], "judge_models": list(config.judge_models),
                                      "judge_trials": config.judge_trials, "episodes": len(episodes),
-                                     "attempts": config.attempts, "endpoint": endpoint.public()})
+                                     "attempts": config.attempts, "max_input_chars": config.max_input_chars,
+                                     "constrained": config.constrained, "endpoint": endpoint.public()})
 
 
 def _episode_name(e: Episode) -> str:
@@ -229,13 +276,15 @@ async def _judge_all(episodes: list[Episode], config: AuditConfig, endpoint: End
 
     async def one(e: Episode, judge_model: str, trial: int) -> tuple:
         async with limit:
-            outcome = await judge(e.judge_input, judge_model, endpoint, attempts=config.attempts, trial=trial)
+            outcome = await judge(e.judge_input, judge_model, endpoint, attempts=config.attempts, trial=trial,
+                                  constrained=config.constrained)
         write_json(out / "judge_results" / f"{_episode_name(e)}__judge-{safe_name(judge_model)}__r{trial}.json",
                    judge_result(e.instance_id, e.model or e.agent, judge_model, outcome))
         progress.advance(f"{e.instance_id} · {judge_model}")
         scores = [outcome[axis]["score"] if outcome[axis] else None for axis in AXES]
         return (e.run_id, e.instance_id, e.trial, e.level, e.agent, e.model, e.f1, e.exact_match, bool(e.violations),
-                e.violations, judge_model, trial, outcome["status"], *scores, outcome["error"])
+                e.violations, judge_model, trial, outcome["status"], *scores, outcome["error"],
+                len(json.dumps(e.judge_input, ensure_ascii=False)), e.input_cut)
 
     try:
         return await asyncio.gather(*(one(e, j, t) for e in episodes for j in config.judge_models

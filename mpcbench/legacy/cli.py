@@ -274,6 +274,10 @@ def judge_audit_command(
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many episodes.")] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Judge calls at a time.")] = 4,
     attempts: Annotated[int, typer.Option(min=1, help="Judge replies before a judge failure.")] = JUDGE_ATTEMPTS,
+    max_input_chars: Annotated[int | None, typer.Option(min=1000, help="Cut longer judge inputs: every tool result "
+                                                                        "to one common length that fits.")] = None,
+    constrained: Annotated[bool, typer.Option(help="Send the judge reply's JSON Schema as response_format "
+                                                   "(constrained decoding, for small models).")] = False,
     base_url: BaseUrl = None, api_key_env: KeyEnv = "OPENAI_API_KEY", cache: Cache = None, replay: Replay = False,
     timeout: Timeout = 120.0, max_retries: Retries = 5, temperature: Temperature = 0.0, seed: Seed = 0,
     max_tokens: MaxTokens = None,
@@ -288,7 +292,8 @@ def judge_audit_command(
     options = endpoint(list(judges), cache or out / "judge_cache.jsonl", base_url, api_key_env, replay, timeout,
                        max_retries, temperature, seed, max_tokens)
     config = AuditConfig(runs=tuple(runs), judge_models=judges, judge_trials=judge_trials, out=out, db=db_path,
-                         limit=limit, concurrency=concurrency, attempts=attempts)
+                         limit=limit, concurrency=concurrency, attempts=attempts, max_input_chars=max_input_chars,
+                         constrained=constrained)
     with _bar() as bar:
         try:
             report = run_audit(config, options, Bar(bar, "judge-audit"))

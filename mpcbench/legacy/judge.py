@@ -11,7 +11,9 @@ rationale. A model judge's reply must be one JSON object valid against
 `judge_reply_schema.json` (both axes, integer scores 0-5, non-empty justifications); any other
 reply is sent back with the problem and its JSON path, up to `attempts` times, after which the
 result is recorded as a `judge_failure` (an endpoint that fails: `infra_error`), never as a
-score.
+score. `constrained=True` also sends `reply_format()` as the request's `response_format`, so that
+a server that supports it (OpenAI, llama.cpp's llama-server) can only sample a reply of that
+shape: what a small model needs to answer in JSON at all.
 
 `offline:heuristic` is a deterministic stand-in with no model, so that the pipeline runs with
 no key. It reads like a careless judge: satisfaction is the share of requirements whose
@@ -30,11 +32,12 @@ import re
 from .archive import prompt_config
 from .models import OFFLINE_PREFIX, Endpoint
 from .project import InfrastructureError, UserError
-from .validate import parse_reply, problems
+from .validate import parse_reply, problems, schema
 
 AXES = ("answer_requirements_satisfaction", "source_grounded_reasoning")
 JUDGE_ATTEMPTS = 3
 HEURISTIC = OFFLINE_PREFIX + "heuristic"
+JUSTIFICATION_CHARS = 120      # a constrained reply's justifications stop there
 _TERM = re.compile(r"`([^`]+)`")
 _FACT = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\b[A-Z][A-Z0-9]{1,9}-\d+\b|[\w.+-]+@[\w-]+\.[\w.]+")
 
@@ -88,15 +91,31 @@ def heuristic(judge_input: dict) -> dict:
     return {AXES[0]: satisfaction, AXES[1]: grounding}
 
 
+def reply_format() -> dict:
+    """The `response_format` of a constrained judge request: judge_reply_schema.json's two axes
+    (no other key), each justification at most JUSTIFICATION_CHARS characters.
+
+    >>> fmt = reply_format()["json_schema"]["schema"]
+    >>> fmt["required"], fmt["properties"][AXES[0]]["properties"]["justification"]["maxLength"]
+    (['answer_requirements_satisfaction', 'source_grounded_reasoning'], 120)
+    """
+    axis = schema("judge_reply")["$defs"]["axis"]
+    justification = {**axis["properties"]["justification"], "maxLength": JUSTIFICATION_CHARS}
+    axis = {**axis, "properties": {**axis["properties"], "justification": justification}}
+    reply = {"type": "object", "properties": {name: axis for name in AXES}, "required": list(AXES),
+             "additionalProperties": False}
+    return {"type": "json_schema", "json_schema": {"name": "judge_reply", "strict": True, "schema": reply}}
+
+
 def _outcome(status: str, axes: dict | None, attempts: int, error: str | None) -> dict:
     return {"status": status, AXES[0]: axes[AXES[0]] if axes else None, AXES[1]: axes[AXES[1]] if axes else None,
             "attempts": attempts, "error": error}
 
 
 async def judge(judge_input: dict, judge_model: str, endpoint: Endpoint | None = None, *,
-                attempts: int = JUDGE_ATTEMPTS, trial: int = 1) -> dict:
+                attempts: int = JUDGE_ATTEMPTS, trial: int = 1, constrained: bool = False) -> dict:
     """The judge's outcome: {status, both axes (or None), attempts, error}. `trial` > 1 asks again
-    with another seed (how stable is the judge?)."""
+    with another seed (how stable is the judge?); `constrained` sends `reply_format()`."""
     if judge_model == HEURISTIC:
         return _outcome("ok", heuristic(judge_input), 0, None)
     if judge_model.startswith(OFFLINE_PREFIX):
@@ -107,9 +126,10 @@ async def judge(judge_input: dict, judge_model: str, endpoint: Endpoint | None =
     messages = [{"role": "system", "content": prompt_config()["evaluation"]["judge"]["system_prompt"]},
                 {"role": "user", "content": json.dumps(judge_input, ensure_ascii=False)}]
     problem = None
+    extra = {"response_format": reply_format()} if constrained else {}
     for attempt in range(1, attempts + 1):
         try:
-            result = await client.complete({"messages": messages, **endpoint.sampling(trial - 1)})
+            result = await client.complete({"messages": messages, **endpoint.sampling(trial - 1), **extra})
         except InfrastructureError as e:
             return _outcome("infra_error", None, attempt, f"{e.kind}: {e.message}")
         text = result.message.get("content") or ""

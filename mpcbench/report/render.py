@@ -11,7 +11,8 @@ runs have them: an ablation (an ablation directory, ablation.json, expands into 
 baseline, tools-only, feedback-only, full) with paired differences to the baseline; success by
 turn budget for multi-turn feedback (turns.parquet); pass^k, pass@k, flip rate and the minimum
 detectable difference for repeated trials; tokens per mode. Then failure causes in full, source
-coverage, efficiency, tokens and cost per episode. Everything is read from the runs' Parquet
+coverage, efficiency, tokens and cost per episode; with `judge_audit`, the judge audit's section
+(`mpcbench judge-audit`'s figures and plot, `judge_audit.py`). Everything is read from the runs' Parquet
 tables and run.json (runs from before multi-turn feedback read as one turn, no feedback); the
 statistics are in `stats`; the tables in `tables`, the plots in `plots`.
 """
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
+from .judge_audit import audit_table, load_audit
 from .load import load_runs, run_labels
 from .mint import deltas_table, mint_table, published_table
 from .plots import plot_causes, plot_f1, plot_turns
@@ -82,9 +84,10 @@ class Section:
 
 
 def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict | None = None,
-                trajectories: str = "failed") -> Path:
+                trajectories: str = "failed", judge_audit: Path | None = None) -> Path:
     """Write report.md, report.html and the PNG plots for the runs (ablation directories expand into
-    their runs), and the trajectory pages (`all`, `failed` or `none`); returns the directory."""
+    their runs), the trajectory pages (`all`, `failed` or `none`) and, given the directory of a
+    `mpcbench judge-audit`, its section; returns the directory."""
     if not run_dirs:
         raise UserError("give at least one run directory")
     runs = load_runs(run_dirs)
@@ -96,6 +99,7 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UserError(f"cannot create the report directory {out}: {e.strerror or e}") from None
+    audit = load_audit(judge_audit, out) if judge_audit is not None else None
     labels = run_labels(runs)
     models = {label: r.meta.get("model") for label, r in zip(labels, runs)}
     groups = groups_of(runs)
@@ -190,6 +194,17 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
                 "Per episode. Extra calls: tool calls beyond those the scripted solver makes on the same instance."),
         Section("Infrastructure errors", *infra_table(groups)),
     ]
+    if audit is not None:
+        figures, plot = audit
+        header, body, sentences = audit_table(figures)
+        sections.append(Section("LLM judge vs. the SQL oracle", header, body,
+                                "The legacy benchmark's two-axis LLM judge (`mpcbench judge-audit`, "
+                                "docs/judge_audit.md) on MPCBench episodes whose answers the oracle scores exactly. "
+                                "A judge passes an answer when its requirements-satisfaction score is 4 of 5 or more; "
+                                "figures on each judge's first trial, judge failures left out. False-pass rate: of the "
+                                "answers that break a constraint, the share the judge passes; false-fail rate: of "
+                                "the exact matches, the share it fails.", (plot, "Judge score against the oracle's F1"),
+                                sentences))
     pages = write_trajectories(runs, labels, out, trajectories)
     if pages:
         sections.append(Section("Trajectories", ["Run", "Episodes", "Pages", "Index"],
