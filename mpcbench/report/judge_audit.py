@@ -2,7 +2,8 @@
 `mpcbench judge-audit --out DIR` wrote (audit.json and judge_audit.png), never recomputed, so the
 report shows the audit's own figures.
 
-    header, body, sentences = audit_table(json.loads(Path("reports/judge_audit/audit.json").read_text()))
+    section = audit_section(json.loads(Path("reports/judge_audit/audit.json").read_text()))
+    # -> {"title", "header", "body", "note", "sentences"}: a report Section but for its image
 
 One row per judge model (its first trial against the oracle): episodes scored and judge failures,
 Spearman of the satisfaction score against F1 and EM, the confusion of "judge >= 4" against exact
@@ -41,15 +42,15 @@ def load_audit(audit_dir: Path, out: Path) -> tuple[dict, str]:
     return figures, AUDIT_PLOT
 
 
-def audit_table(figures: dict) -> tuple[list[str], list[list[str]], list[str]]:
-    """The section's table and its sentences (agreement, the judge options).
+def audit_section(figures: dict) -> dict:
+    """The section's title, table, note and sentences (the episodes, agreement).
 
     >>> fig = {"options": {"episodes": 2, "judge_trials": 1, "runs": ["r"]}, "judge_agreement": None,
     ...        "trial_agreement": [], "judges": [{"judge_model": "j", "scored": 2, "judge_failures": 0,
     ...        "spearman_f1": 1.0, "spearman_em": 1.0, "confusion": {"pass_em": 1, "pass_not_em": 0,
     ...        "fail_em": 0, "fail_not_em": 1}, "breaks_constraint": 1, "false_pass_rate": 0.0,
     ...        "false_pass_constraints": {}, "false_fail_rate": 0.0}]}
-    >>> audit_table(fig)[1]
+    >>> audit_section(fig)["body"]
     [['j', '2', '0', '1.00', '1.00', '1 / 0', '0 / 1', '0% of 1', '—', '0%']]
     """
     header = ["Judge", "Scored", "Judge failures", "Spearman vs F1", "Spearman vs EM", "Pass: EM / not EM",
@@ -75,4 +76,10 @@ def audit_table(figures: dict) -> tuple[list[str], list[list[str]], list[str]]:
         sentences.append(f"{t['judge_model']}, {t['trials']} trials on {t['episodes']} episodes: Krippendorff's "
                          f"alpha (interval) {_num(t['alpha_interval'])}; pass/fail flips on "
                          f"{_pct(t['pass_flip_rate'])} of them.")
-    return header, body, sentences
+    note = ("The legacy benchmark's two-axis LLM judge (`mpcbench judge-audit`, docs/judge_audit.md) on MPCBench "
+            "episodes whose answers the oracle scores exactly. A judge passes an answer when its "
+            "requirements-satisfaction score is 4 of 5 or more; figures on each judge's first trial, judge failures "
+            "left out. False-pass rate: of the answers that break a constraint, the share the judge passes; "
+            "false-fail rate: of the exact matches, the share it fails.")
+    return {"title": "LLM judge vs. the SQL oracle", "header": header, "body": body, "note": note,
+            "sentences": sentences}

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
-from .judge_audit import audit_table, load_audit
+from .judge_audit import audit_section, load_audit
 from .load import load_runs, run_labels
 from .mint import deltas_table, mint_table, published_table
 from .plots import plot_causes, plot_f1, plot_turns
@@ -196,15 +196,7 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
     ]
     if audit is not None:
         figures, plot = audit
-        header, body, sentences = audit_table(figures)
-        sections.append(Section("LLM judge vs. the SQL oracle", header, body,
-                                "The legacy benchmark's two-axis LLM judge (`mpcbench judge-audit`, "
-                                "docs/judge_audit.md) on MPCBench episodes whose answers the oracle scores exactly. "
-                                "A judge passes an answer when its requirements-satisfaction score is 4 of 5 or more; "
-                                "figures on each judge's first trial, judge failures left out. False-pass rate: of the "
-                                "answers that break a constraint, the share the judge passes; false-fail rate: of "
-                                "the exact matches, the share it fails.", (plot, "Judge score against the oracle's F1"),
-                                sentences))
+        sections.append(Section(**audit_section(figures), image=(plot, "Judge score against the oracle's F1")))
     pages = write_trajectories(runs, labels, out, trajectories)
     if pages:
         sections.append(Section("Trajectories", ["Run", "Episodes", "Pages", "Index"],
