@@ -214,6 +214,38 @@ def test_the_pipeline_with_a_model_writes_no_secret_and_records_judge_failures(t
         assert SECRET.encode() not in content and b"hidden" not in content, name
 
 
+def test_pipeline_and_judge_with_constrained_send_the_reply_schema_and_a_prose_judge_then_passes(tmp_path):
+    """A small model writes prose unless its sampling is constrained: with --constrained the judge
+    request carries the reply's JSON Schema as response_format, and the judgements validate."""
+    def script(req):
+        if "tools" in req.body:  # the agent
+            return reply_text(json.dumps({"final_answer": "Nothing found.", "rationale": "No tools used."}))
+        if not req.body.get("response_format"):
+            return reply_text("I would say this is about a four.")
+        return judge_reply(3, 2)
+
+    def pipeline(root, *extra):
+        with FakeOpenAI(script) as srv:
+            result = CliRunner().invoke(app, [
+                "legacy", "pipeline", "--provider", "mock", "--agent-model", "agent-x", "--judge-model", "judge-y",
+                "--task", "nadia_schedule", "--base-url", srv.base_url, "--max-retries", "0", "--attempts", "1",
+                "--root", str(root), *extra])
+        assert result.exit_code == 0, result.output
+        return pl.read_parquet(root / "scores.parquet").row(0, named=True)
+
+    assert pipeline(tmp_path / "plain")["judge_status"] == "judge_failure"
+    row = pipeline(tmp_path / "constrained", "--constrained")
+    assert (row["judge_status"], row[AXES[0]], row[AXES[1]]) == ("ok", 3, 2)
+    judge_input = next((tmp_path / "constrained" / "logs").glob("*_judge_input.json"))
+    with FakeOpenAI(script) as srv:
+        args = ["legacy", "judge", "--input", str(judge_input), "--model", "judge-y", "--base-url", srv.base_url,
+                "--max-retries", "0", "--attempts", "1", "--output", str(tmp_path / "one.json")]
+        assert CliRunner().invoke(app, args).exit_code == 1                     # prose: a judge failure
+        result = CliRunner().invoke(app, [*args, "--constrained"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "one.json").read_text())[AXES[1]]["score"] == 2
+
+
 def test_run_judge_input_and_judge_commands_write_the_seeds_files(tmp_path):
     runner = CliRunner()
     assert runner.invoke(app, ["legacy", "generate", "--scenario", "hiring_loop", "--provider", "mock",

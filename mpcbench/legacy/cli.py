@@ -177,6 +177,10 @@ def judge_input_command(
     typer.echo(f"Judge input: {write_json(path, data)}")
 
 
+Constrained = Annotated[bool, typer.Option(help="Send the judge reply's JSON Schema as response_format "
+                                              "(constrained decoding, for small models).")]
+
+
 @app.command("judge")
 def judge_command(
     input: Annotated[Path, typer.Option("--input", help="A judge input (..._judge_input.json).")],
@@ -184,6 +188,7 @@ def judge_command(
     agent_model: Annotated[str | None, typer.Option(help="The agent the input is about (default: from the file "
                                                          "name).")] = None,
     attempts: Annotated[int, typer.Option(min=1, help="Replies before an invalid one is a judge failure.")] = JUDGE_ATTEMPTS,
+    constrained: Constrained = False,
     output: Annotated[Path | None, typer.Option(help="Where to write the result (default: beside the input).")] = None,
     root: Root = DEFAULT_ROOT, base_url: BaseUrl = None, api_key_env: KeyEnv = "OPENAI_API_KEY", cache: Cache = None,
     replay: Replay = False, timeout: Timeout = 60.0, max_retries: Retries = 5, temperature: Temperature = 0.0,
@@ -194,7 +199,7 @@ def judge_command(
                        temperature, seed, max_tokens)
     try:
         data = load_json(input, "judge_input")
-        outcome = asyncio.run(_judge_and_close(data, model, options, attempts))
+        outcome = asyncio.run(_judge_and_close(data, model, options, attempts, constrained))
     except UserError as e:
         fail(str(e))
     agent = agent_model or _agent_of(input)
@@ -215,9 +220,9 @@ def _agent_of(judge_input: Path) -> str:
         return "unknown"
 
 
-async def _judge_and_close(data: dict, model: str, options: Endpoint, attempts: int) -> dict:
+async def _judge_and_close(data: dict, model: str, options: Endpoint, attempts: int, constrained: bool) -> dict:
     try:
-        return await judge(data, model, options, attempts=attempts)
+        return await judge(data, model, options, attempts=attempts, constrained=constrained)
     finally:
         await options.aclose()
 
@@ -235,6 +240,7 @@ def pipeline_command(
     concurrency: Annotated[int, typer.Option(min=1, help="Episodes at a time.")] = 4,
     max_steps: Annotated[int, typer.Option(min=1, help="Model calls per task.")] = MAX_STEPS,
     attempts: Annotated[int, typer.Option(min=1, help="Judge replies before a judge failure.")] = JUDGE_ATTEMPTS,
+    constrained: Constrained = False,
     root: Root = DEFAULT_ROOT, base_url: BaseUrl = None, api_key_env: KeyEnv = "OPENAI_API_KEY", cache: Cache = None,
     replay: Replay = False, timeout: Timeout = 60.0, max_retries: Retries = 5, temperature: Temperature = 0.0,
     seed: Seed = 0, max_tokens: MaxTokens = None,
@@ -246,7 +252,8 @@ def pipeline_command(
                        max_retries, temperature, seed, max_tokens)
     tasks = tuple(Path(t) if Path(t).exists() else task_path(str(t)) for t in task or ())
     config = PipelineConfig(agent_models=agents, judge_models=judges, root=root, provider=provider, regenerate=regenerate,
-                            tasks=tasks, concurrency=concurrency, max_steps=max_steps, judge_attempts=attempts)
+                            tasks=tasks, concurrency=concurrency, max_steps=max_steps, judge_attempts=attempts,
+                            judge_constrained=constrained)
     with _bar() as bar:
         try:
             scores = run_pipeline(config, options, Bar(bar, "pipeline"))
@@ -276,8 +283,7 @@ def judge_audit_command(
     attempts: Annotated[int, typer.Option(min=1, help="Judge replies before a judge failure.")] = JUDGE_ATTEMPTS,
     max_input_chars: Annotated[int | None, typer.Option(min=1000, help="Cut longer judge inputs: every tool result "
                                                                         "to one common length that fits.")] = None,
-    constrained: Annotated[bool, typer.Option(help="Send the judge reply's JSON Schema as response_format "
-                                                   "(constrained decoding, for small models).")] = False,
+    constrained: Constrained = False,
     base_url: BaseUrl = None, api_key_env: KeyEnv = "OPENAI_API_KEY", cache: Cache = None, replay: Replay = False,
     timeout: Timeout = 120.0, max_retries: Retries = 5, temperature: Temperature = 0.0, seed: Seed = 0,
     max_tokens: MaxTokens = None,

@@ -46,6 +46,7 @@ class PipelineConfig:
     concurrency: int = 4
     max_steps: int = MAX_STEPS
     judge_attempts: int = JUDGE_ATTEMPTS
+    judge_constrained: bool = False          # send the judge reply's JSON Schema as response_format
 
 
 class Progress:
@@ -92,7 +93,8 @@ async def _run_all(con, tasks: list[dict], config: PipelineConfig, endpoint: End
             for judge_model in config.judge_models:
                 judge_input = build_judge_input(log, task)
                 write_json(layout.judge_input(task["task_id"], agent, judge_model), judge_input)
-                outcome = await judge(judge_input, judge_model, endpoint, attempts=config.judge_attempts)
+                outcome = await judge(judge_input, judge_model, endpoint, attempts=config.judge_attempts,
+                                      constrained=config.judge_constrained)
                 write_json(layout.judge_result(task["task_id"], agent, judge_model),
                            judge_result(task["task_id"], agent, judge_model, outcome))
                 rows.append(_row(task, log, judge_model, outcome))
