@@ -11,6 +11,14 @@ from .policies import check_distribution
 
 
 
+LEVELS = (1, 2, 3, 4)
+# The tables a level-4 config must have, with their keys (see world/level4.py).
+LEVEL4_TABLES = {
+    "zones": ("other", "other_share", "home_start", "other_start", "minutes"),
+    "series": ("per_person", "durations", "day_start", "day_end", "tentative_share", "exception_share"),
+}
+
+
 class ConfigError(ValueError):
     """A world config that cannot be used; the message names the file and the key."""
 
@@ -32,6 +40,8 @@ class WorldConfig:
     policy_distribution: dict           # [policy_distribution]: see world/policies.py
     rooms: dict = field(default_factory=dict)
     requirements: dict = field(default_factory=dict)
+    zones: dict = field(default_factory=dict)            # level 4: [zones] (world/level4.py)
+    series: dict = field(default_factory=dict)           # level 4: [series] (world/level4.py)
 
 
 def _default_worlds_dir() -> Path:
@@ -65,7 +75,8 @@ def load_world_config(path: Path) -> WorldConfig:
             people=int(world["people"]), instances=int(world["instances"]),
             calendar=raw["calendar"], instance=raw["instance"], noise=raw.get("noise", {}),
             policy_distribution=raw["policy_distribution"], rooms=raw.get("rooms", {}),
-            requirements=raw.get("requirements", {}),
+            requirements=raw.get("requirements", {}), zones=raw.get("zones", {}),
+            series=raw.get("series", {}),
         )
     except ConfigError:
         raise
@@ -73,8 +84,13 @@ def load_world_config(path: Path) -> WorldConfig:
         raise ConfigError(f"{path}: missing key {err}") from None
     except (TypeError, ValueError, AttributeError) as err:
         raise ConfigError(f"{path}: a value has the wrong type or format: {err}") from None
-    if config.level not in (1, 2, 3):
-        raise ConfigError(f"{path}: world.level must be 1, 2 or 3")
-    if config.level == 3 and not config.rooms:
-        raise ConfigError(f"{path}: a level-3 world needs a [rooms] table")
+    if config.level not in LEVELS:
+        raise ConfigError(f"{path}: world.level must be 1, 2, 3 or 4")
+    if config.level >= 3 and not config.rooms:
+        raise ConfigError(f"{path}: a level-{config.level} world needs a [rooms] table")
+    if config.level == 4:
+        for table, keys in LEVEL4_TABLES.items():
+            missing = [k for k in keys if k not in getattr(config, table)]
+            if missing:
+                raise ConfigError(f"{path}: a level-4 world needs [{table}] with {', '.join(missing)}")
     return config

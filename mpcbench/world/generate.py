@@ -13,7 +13,7 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 
-from . import prose
+from . import level4, prose
 from ..timestamps import timestamp_text
 from .config import WorldConfig
 from .ids import id_key, opaque_id
@@ -45,7 +45,7 @@ def horizon(config: WorldConfig) -> list[dt.date]:
 
 
 def _people(config: WorldConfig, rng: random.Random) -> list[dict]:
-    first_pool = prose.SHARED_FIRST_NAMES if config.level == 3 else prose.FIRST_NAMES
+    first_pool = prose.SHARED_FIRST_NAMES if config.level >= 3 else prose.FIRST_NAMES
     names: list[str] = []
     while len(names) < config.people:
         name = f"{prose.pick(rng, first_pool)} {prose.pick(rng, prose.LAST_NAMES)}"
@@ -103,7 +103,9 @@ def _events(config: WorldConfig, rng: random.Random, people: list[dict]) -> list
     return events
 
 
-def _rule_paragraph(rng: random.Random, policy_id: str, rule: dict) -> str:
+def _rule_paragraph(rng: random.Random, policy_id: str, rule: dict, tagged: bool = True) -> str:
+    """A rule's sentence and its tag; at level 4 (`tagged` false) the sentence alone, from five
+    phrasings."""
     params = rule["params"]
     words = dict(params)
     if rule["type"] == "blackout":
@@ -111,7 +113,10 @@ def _rule_paragraph(rng: random.Random, policy_id: str, rule: dict) -> str:
     if "weekdays" in params:
         words["weekdays_text"] = ", ".join(params["weekdays"][:-1]) + (
             " and " if len(params["weekdays"]) > 1 else "") + params["weekdays"][-1]
-    sentence = prose.pick(rng, prose.RULE_PROSE[rule["type"]]).format(**words)
+    phrasings = prose.RULE_PROSE[rule["type"]] + (() if tagged else prose.RULE_PROSE_MORE[rule["type"]])
+    sentence = prose.pick(rng, phrasings).format(**words)
+    if not tagged:
+        return sentence
     tag = render_tag(rule["type"], {"policy": policy_id, "rule": rule["rule_id"], **params})
     return f"{sentence} {tag}"
 
@@ -127,7 +132,7 @@ def _policy_docs(config: WorldConfig, rng: random.Random, policies: list[dict]) 
         for pol in covered:
             parts.append(f"## Policy {pol['policy_id']}: {pol['name']}")
             parts.append(f"This section applies only to meetings run under policy {pol['policy_id']}.")
-            paragraphs = [_rule_paragraph(rng, pol["policy_id"], rule) for rule in pol["rules"]]
+            paragraphs = [_rule_paragraph(rng, pol["policy_id"], rule, config.level < 4) for rule in pol["rules"]]
             paragraphs += rng.sample(prose.HANDBOOK_FILLER, between(rng, filler_range))
             rng.shuffle(paragraphs)
             parts.extend(paragraphs)
@@ -251,8 +256,19 @@ class ThreadWriter:
             self.say(thread, text, rng=rng, author=author)
 
 
-def constraint_tag_message(rng: random.Random, kind: str, params: dict, name: str = "") -> str:
-    tag = render_tag(kind, params)
+def constraint_tag_message(rng: random.Random, kind: str, params: dict, name: str = "",
+                           tagged: bool = True) -> str:
+    """The message saying a deadline, ban or ooo tag: its prose with the tag (levels 2-3), or the
+    prose alone (level 4, `tagged` false)."""
+    return _say(rng, kind, params, name, render_tag(kind, params) if tagged else "")
+
+
+def _say(rng: random.Random, kind: str, params: dict, name: str, tag: str) -> str:
+    text = _fill(rng, kind, params, name, tag)
+    return text if tag else prose.untagged(text)
+
+
+def _fill(rng: random.Random, kind: str, params: dict, name: str, tag: str) -> str:
     if kind == "ban":
         start, end = dt.datetime.fromisoformat(params["start"]), dt.datetime.fromisoformat(params["end"])
         return prose.pick(rng, prose.BAN_TEXT).format(
@@ -291,7 +307,7 @@ def _noise_projects(config: WorldConfig, rng: random.Random, people: list[dict])
             writer.chatter(thread, config.noise["chatter_per_thread"])
             start, end = random_range(rng, prose.pick(rng, days))
             ban = {"start": timestamp_text(start), "end": timestamp_text(end)}
-            writer.say(thread, constraint_tag_message(rng, "ban", ban), [("ban", ban)])
+            writer.say(thread, constraint_tag_message(rng, "ban", ban, tagged=config.level < 4), [("ban", ban)])
             writer.chatter(thread, (2, 2))
     return projects, threads
 
@@ -311,6 +327,11 @@ def generate_world(config: WorldConfig) -> dict:
     if config.level >= 2:
         world["policy_docs"] = _policy_docs(config, rng, world["policies"])
         world["projects"], world["threads"] = _noise_projects(config, rng, people)
-    if config.level == 3:
+    if config.level >= 3:
         world["rooms"], world["room_bookings"] = _rooms(config, rng)
+    if config.level == 4:
+        hours = level4.person_hours(config, people)
+        for person in people:
+            person.update(hours[person["person_id"]])
+        world["series"] = level4.event_series(config, people, horizon(config))
     return world

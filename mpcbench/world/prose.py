@@ -1,6 +1,8 @@
 """Workplace prose around the facts: names, chatter, handbook text, prompts.
 
 Only text lives here; every fact an agent needs is also a tag (see tags.py) rendered from rows.
+At levels 1-3 the tag is written into the text; at level 4 it is not (`untagged`): the prose
+alone states the fact, and the tag stays in the hidden message_tags table.
 Each function takes the random generator it draws from, so output is a function of the seed.
 """
 
@@ -124,6 +126,30 @@ REQUIREMENT_TEXT = {
 REVISION_TEXT = ("Update: scratch that, ", "Correction — ", "Small change after talking to the leads: ",
                  "Revising the earlier message: ", "Change of plan: ", "Sorry, one fix to what I said before: ")
 
+# Level 4: who decides (the project owner); only the owner's requirement messages count.
+OWNER_TEXT = (
+    "For the record, {name} owns this project and makes the scheduling calls.",
+    "{name} is the decision-maker here; whatever they settle on is what we book.",
+    "Reminder: scheduling decisions for this project are {name}'s, nobody else's.",
+    "Any change to the meeting plan has to come from {name}, who owns the project.",
+    "{name} leads this one, so the meeting details are theirs to decide.",
+)
+SERIES_TITLES = ("Weekly standup", "Team sync", "1:1", "Office hours", "Planning check-in",
+                 "Ops review", "Reading group", "Sprint demo")
+PROMPT_L4 = (
+    "Can you set up the meeting the {project} team has been discussing? Anytime from {first} to "
+    "{last}. All times are {zone} (the organiser's time zone). Propose the slots, each with a room.",
+    "The {project} folks need their meeting booked somewhere between {first} and {last}, times "
+    "in {zone}. Please come back with start times and rooms.",
+    "Please schedule the {project} meeting for the window {first} – {last} ({zone} time) and "
+    "suggest rooms.",
+)
+
+
+def untagged(text: str) -> str:
+    """A template filled with tag="" (level 4): the prose without the tag's trailing space."""
+    return text.rstrip()
+
 
 def pick(rng: random.Random, options):
     return options[rng.randrange(len(options))]
@@ -176,6 +202,46 @@ RULE_PROSE = {
         "an attendee's back-to-back meetings into a longer run must move.",
         "Back-to-back runs are capped at {minutes} minutes. Counting meetings that touch or overlap, "
         "a new meeting may not stretch any attendee's run past that.",
+    ),
+}
+
+# Level 4 only: three more phrasings per rule kind, so that a level-4 handbook (prose without
+# tags) has five per kind; levels 1-3 keep drawing from RULE_PROSE alone.
+RULE_PROSE_MORE = {
+    "working_hours": (
+        "The working day for this policy opens at {start} and closes at {end}; meetings fit inside it.",
+        "Book meetings between {start} and {end} only: starting before {start} or ending after {end} is not allowed.",
+        "Meeting hours: from {start}, and every meeting must have finished by {end}.",
+    ),
+    "blackout": (
+        "From {start} to {end} each day ({label}) no meeting may take place, not even partly.",
+        "Protected time every day: {start} until {end}, for {label}. Keep meetings out of it entirely.",
+        "No meeting may overlap {start}–{end} on any day; that time is reserved for {label}.",
+    ),
+    "buffer": (
+        "Every attendee keeps {minutes} minutes clear on either side of a meeting.",
+        "A meeting needs a gap of {minutes} minutes before it starts and after it ends in each attendee's calendar.",
+        "Plan {minutes} minutes of slack around each meeting: no attendee commitment may fall within that margin.",
+    ),
+    "no_meeting_weekdays": (
+        "Do not schedule meetings on {weekdays_text}.",
+        "Meetings are never booked on {weekdays_text}.",
+        "{weekdays_text}: no meetings under this policy.",
+    ),
+    "min_notice": (
+        "A meeting must be requested at least {hours} hours before it begins.",
+        "The start of a meeting must lie {hours} hours or more after the moment it is booked.",
+        "Short-notice meetings are not allowed: keep at least {hours} hours between booking and start.",
+    ),
+    "max_meetings_per_day": (
+        "An attendee who already has {count} meetings starting on a day takes no further meeting that day.",
+        "Daily cap: {count} meetings per person. A day that already holds that many for any attendee is out.",
+        "No new meeting on a day when any attendee already has at least {count} meetings beginning.",
+    ),
+    "max_consecutive_minutes": (
+        "No attendee may end up in more than {minutes} consecutive minutes of meetings, counting meetings that touch or overlap.",
+        "A chain of back-to-back meetings, the new one included, may last at most {minutes} minutes for any attendee.",
+        "Continuous meeting time is limited to {minutes} minutes per person; a meeting that extends a longer chain must move.",
     ),
 }
 

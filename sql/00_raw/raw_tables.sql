@@ -30,6 +30,46 @@ create table events (
     primary key (world_id, event_id)
 );
 
+-- Level 4: each person's home time zone and working hours there (HH:MM in their own zone).
+-- offset_minutes is derived on load: the person's wall clock minus the world's, constant over the
+-- world's horizon (the import refuses a zone whose offset changes inside it).
+create table person_hours (
+    world_id varchar not null,
+    person_id varchar not null,
+    timezone varchar not null,
+    offset_minutes integer not null,
+    work_start varchar not null,
+    work_end varchar not null,
+    primary key (world_id, person_id)
+);
+
+-- Level 4: weekly (every_days) recurring events; the first occurrence is [starts_at, ends_at).
+-- Occurrences are expanded by stg_series_occurrences; exceptions cancel or move one occurrence.
+create table event_series (
+    world_id varchar not null,
+    series_id varchar not null,
+    person_id varchar not null,
+    starts_at timestamp not null,
+    ends_at timestamp not null,
+    every_days integer not null,
+    occurrences integer not null,
+    status varchar not null,
+    title varchar not null,
+    primary key (world_id, series_id)
+);
+
+-- One changed occurrence of a series, named by its original start: action 'cancelled' (it does
+-- not take place) or 'moved' (it takes place at [starts_at, ends_at) instead).
+create table event_series_exceptions (
+    world_id varchar not null,
+    series_id varchar not null,
+    original_start timestamp not null,
+    action varchar not null,
+    starts_at timestamp,
+    ends_at timestamp,
+    primary key (world_id, series_id, original_start)
+);
+
 create table policies (
     world_id varchar not null,
     policy_id varchar not null,

@@ -68,4 +68,7 @@ insert into constraint_kinds values
      'overlaps a period the project''s threads rule out'),
     ('ooo', 'threads', false, false, 512, null,
      'out-of-office (that participant is away: no overlap)',
-     'overlaps a participant''s out-of-office time');
+     'overlaps a participant''s out-of-office time'),
+    ('participant_hours', 'calendar', false, true, 2048, null,
+     'participants'' working hours (level 4: each participant''s own hours, in their own time zone; the meeting lies within them)',
+     'is outside a participant''s working hours in their own time zone');

@@ -15,4 +15,4 @@ join stg_policy_rules as r
 union
 select world_id, 'room', duration_minutes, 0
 from instances
-where level = 3
+where level >= 3

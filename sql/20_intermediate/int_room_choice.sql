@@ -5,7 +5,7 @@ with starts as (
     select distinct f.instance_id, i.world_id, i.duration_minutes, f.starts_at
     from int_scenario_feasible_starts as f
     join stg_instances as i on i.instance_id = f.instance_id
-    where i.level = 3
+    where i.level >= 3
 ),
 
 free_rooms as (

@@ -1,7 +1,7 @@
 -- Level-3 instances and the rooms that meet their capacity, features and building, before
 -- bookings are looked at. Capacity must hold every participant and the asked minimum.
 with instances as (
-    select * from stg_instances where level = 3
+    select * from stg_instances where level >= 3
 ),
 
 required_features as (

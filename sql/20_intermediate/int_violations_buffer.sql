@@ -4,7 +4,7 @@ select
     g.starts_at,
     'buffer' as constraint_kind,
     r.rule_id as constraint_id,
-    'events' as source_table,
+    case when b.source_row_id like '%@%' then 'event_series' else 'events' end as source_table,
     b.source_row_id as source_row_id
 from int_framed_grid as g
 join stg_instances as i on i.instance_id = g.instance_id

@@ -1,10 +1,11 @@
--- A candidate overlapping a participant's blocking event.
+-- A candidate overlapping a participant's blocking event (a single event, or an occurrence of a
+-- recurring series: source_table event_series).
 select
     g.instance_id,
     g.starts_at,
     'busy' as constraint_kind,
     b.source_row_id as constraint_id,
-    'events' as source_table,
+    case when b.source_row_id like '%@%' then 'event_series' else 'events' end as source_table,
     b.source_row_id as source_row_id
 from int_framed_grid as g
 join stg_instances as i on i.instance_id = g.instance_id

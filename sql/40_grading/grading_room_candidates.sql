@@ -29,4 +29,4 @@ from grading_candidates as c
 left join stg_rooms as r on r.world_id = c.world_id and r.room_id = c.room_id
 left join int_room_static_fits as fit on fit.instance_id = c.instance_id and fit.room_id = c.room_id
 left join int_room_choice as choice on choice.instance_id = c.instance_id and choice.starts_at = c.starts_at
-where c.level = 3 and c.is_in_window and len(c.problem_kinds) = 0 and c.room_id is not null
+where c.level >= 3 and c.is_in_window and len(c.problem_kinds) = 0 and c.room_id is not null

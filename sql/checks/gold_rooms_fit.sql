@@ -14,11 +14,11 @@ problems as (
     union all
     select g.instance_id, g.rank, g.room_id, 'no room at level 3'
     from gold as g
-    where g.level = 3 and g.room_id is null
+    where g.level >= 3 and g.room_id is null
     union all
     select g.instance_id, g.rank, g.room_id, 'room does not fit'
     from gold as g
-    where g.level = 3
+    where g.level >= 3
         and g.room_id is not null
         and not exists (
             select 1 from int_room_static_fits as f
@@ -32,7 +32,7 @@ problems as (
         and b.room_id = g.room_id
         and b.starts_at < g.ends_at
         and g.starts_at < b.ends_at
-    where g.level = 3
+    where g.level >= 3
 )
 
 select instance_id, rank, room_id, problem
