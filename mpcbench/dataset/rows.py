@@ -12,10 +12,11 @@ import json
 
 import duckdb
 
-from ..timestamps import TIME_FORMAT
+from ..timestamps import TIME_FORMAT, zone_offset_minutes
 
 LEVEL2_KEYS = ("policy_docs", "projects", "threads")
 LEVEL3_KEYS = ("rooms", "room_bookings")
+LEVEL4_KEYS = ("series",)   # and each person's timezone and working_hours
 
 _SCHEMAS = {
     "worlds": {"world_id": str, "level": int, "seed": int, "timezone": str},
@@ -23,6 +24,13 @@ _SCHEMAS = {
                "team": str, "title": str},
     "events": {"world_id": str, "event_id": str, "person_id": str, "starts_at": str,
                "ends_at": str, "status": str, "title": str},
+    "person_hours": {"world_id": str, "person_id": str, "timezone": str, "offset_minutes": int,
+                     "work_start": str, "work_end": str},
+    "event_series": {"world_id": str, "series_id": str, "person_id": str, "starts_at": str,
+                     "ends_at": str, "every_days": int, "occurrences": int, "status": str,
+                     "title": str},
+    "event_series_exceptions": {"world_id": str, "series_id": str, "original_start": str,
+                                "action": str, "starts_at": str, "ends_at": str},
     "policies": {"world_id": str, "policy_id": str, "name": str, "position": int},
     "policy_rules": {"world_id": str, "policy_id": str, "rule_id": str,
                      "rule_type": str, "params": str, "position": int},
@@ -83,9 +91,39 @@ def thread_rows(world_id: str, projects: list[dict], threads: list[dict],
     }
 
 
+def horizon_days(world: dict) -> tuple[dt.date, dt.date]:
+    """The first and last day any event or series occurrence of the world touches (level 4: a
+    person's zone offset must be the same on all of them)."""
+    moments = [dt.datetime.fromisoformat(e[key]) for e in world["events"] for key in ("start", "end")]
+    for s in world.get("series", []):
+        last = dt.timedelta(days=s["every_days"] * (s["occurrences"] - 1))
+        moments += [dt.datetime.fromisoformat(s["start"]), dt.datetime.fromisoformat(s["end"]) + last]
+        moments += [dt.datetime.fromisoformat(x[key]) for x in s["exceptions"] for key in ("start", "end") if x.get(key)]
+    if not moments:
+        return dt.date(2000, 1, 1), dt.date(2000, 1, 1)
+    return min(moments).date(), max(moments).date()
+
+
+def level4_rows(world: dict) -> dict[str, list[tuple]]:
+    """Level 4: people's zones and hours (the offset derived here) and the event series."""
+    w = world["world_id"]
+    zoned = [p for p in world["people"] if "timezone" in p]
+    first, last = horizon_days(world) if zoned else (None, None)
+    return {
+        "person_hours": [(w, p["person_id"], p["timezone"],
+                          zone_offset_minutes(world["timezone"], p["timezone"], first, last),
+                          p["working_hours"]["start"], p["working_hours"]["end"]) for p in zoned],
+        "event_series": [(w, s["series_id"], s["person_id"], s["start"], s["end"], s["every_days"],
+                          s["occurrences"], s["status"], s["title"]) for s in world.get("series", [])],
+        "event_series_exceptions": [(w, s["series_id"], x["original_start"], x["action"], x.get("start"), x.get("end"))
+                                    for s in world.get("series", []) for x in s["exceptions"]],
+    }
+
+
 def world_rows(world: dict) -> dict[str, list[tuple]]:
     w = world["world_id"]
     return {
+        **level4_rows(world),
         "worlds": [(w, world["level"], world["seed"], world["timezone"])],
         "people": [(w, p["person_id"], p["name"], p["email"], p["team"], p["title"])
                    for p in world["people"]],
@@ -186,7 +224,7 @@ def dump_world(con: duckdb.DuckDBPyConnection, world_id: str) -> dict:
             for t in q("select thread_id, project_id, channel, title from threads "
                        "where world_id = $1 order by position")
         ]
-    if world["level"] == 3:
+    if world["level"] >= 3:
         world["rooms"] = [
             {**r, "features": list(r["features"])}
             for r in q("select room_id, name, building, floor, capacity, features from rooms "
@@ -197,7 +235,30 @@ def dump_world(con: duckdb.DuckDBPyConnection, world_id: str) -> dict:
             for b in q("select room_id, starts_at as start, ends_at as end from room_bookings "
                        "where world_id = $1 order by position")
         ]
+    if world["level"] == 4:
+        _dump_level4(world, q)
     return world
+
+
+def _dump_level4(world: dict, q) -> None:
+    hours = {h["person_id"]: h for h in q("select person_id, timezone, work_start, work_end from person_hours "
+                                          "where world_id = $1")}
+    for person in world["people"]:
+        h = hours.get(person["person_id"])
+        if h:
+            person["timezone"] = h["timezone"]
+            person["working_hours"] = {"start": h["work_start"], "end": h["work_end"]}
+    exceptions: dict[str, list] = {}
+    for x in q("select series_id, original_start, action, starts_at as start, ends_at as end "
+               "from event_series_exceptions where world_id = $1 order by series_id, original_start"):
+        exceptions.setdefault(x.pop("series_id"), []).append(
+            {"original_start": _text(x["original_start"]), "action": x["action"],
+             "start": x["start"] and _text(x["start"]), "end": x["end"] and _text(x["end"])})
+    world["series"] = [
+        {**s, "start": _text(s["start"]), "end": _text(s["end"]), "exceptions": exceptions.get(s["series_id"], [])}
+        for s in q("select series_id, person_id, starts_at as start, ends_at as end, every_days, occurrences, "
+                   "status, title from event_series where world_id = $1 order by series_id")
+    ]
 
 
 def dump_instances(con: duckdb.DuckDBPyConnection, level: int) -> list[dict]:

@@ -160,7 +160,7 @@ def select_instances(config: WorldConfig, world: dict, wanted: int, room_needs,
 
 def build_level(config: WorldConfig, wanted: int, progress: Progress | None = None) -> LevelResult:
     world = generate_world(config)
-    room_needs = room_need_finder(world) if config.level == 3 else None  # one cache for both passes
+    room_needs = room_need_finder(world) if config.level >= 3 else None  # one cache for both passes
     kept, stats = select_instances(config, world, wanted, room_needs, progress)
     if config.level >= 2:
         # chatter does not change the verdict (see ThreadWriter); only the kept get it

@@ -51,7 +51,7 @@ def _window(config: WorldConfig, rng: random.Random) -> tuple[list[dt.date], dt.
 
 
 def _participant_list(people: list[dict], level: int) -> str:
-    if level == 3:
+    if level >= 3:
         return ", ".join(p["name"] for p in people)
     return ", ".join(f"{p['name']} ({p['person_id']})" for p in people)
 
@@ -125,7 +125,7 @@ def _thread_constraints(rng: random.Random, level: int, window: list[dt.date],
     if rng.random() < 0.5:
         absent.append((prose.pick(rng, bystanders), *random_range(rng, prose.pick(rng, weekdays[:3]))))
     for person, start, end in absent:
-        who = {"person_name": person["name"]} if level == 3 else {"person_id": person["person_id"]}
+        who = {"person_name": person["name"]} if level >= 3 else {"person_id": person["person_id"]}
         found.append(("ooo", {**who, "start": timestamp_text(start), "end": timestamp_text(end)}, person["name"]))
     if rng.random() < DEADLINE_SHARE:
         end_by = max(targets) + dt.timedelta(minutes=duration + 15 * rng.randint(0, 8))
@@ -147,7 +147,8 @@ def _room_words(params: dict) -> str:
     return ", ".join(parts) or "anything that fits everyone"
 
 
-def _requirement_message(rng: random.Random, kind: str, params: dict, revised: bool) -> str:
+def _requirement_message(rng: random.Random, kind: str, params: dict, revised: bool, tagged: bool = True) -> str:
+    """A requirement said (or revised) in a thread: prose and tag (level 3), prose alone (level 4)."""
     value = {
         "participants": lambda: ", ".join(params["people"]),
         "duration": lambda: params["minutes"],
@@ -156,8 +157,12 @@ def _requirement_message(rng: random.Random, kind: str, params: dict, revised: b
         "tie_break": lambda: ("the smallest room that fits" if params["rule"] == "capacity"
                               else "the room with the lowest room id"),
         "room": lambda: _room_words(params),
+        "owner": lambda: params["person_name"],
     }[kind]()
-    text = prose.pick(rng, prose.REQUIREMENT_TEXT[kind]).format(value=value, tag=render_tag(kind, params))
+    if kind == "owner":
+        return prose.pick(rng, prose.OWNER_TEXT).format(name=value)
+    text = prose.pick(rng, prose.REQUIREMENT_TEXT[kind]).format(value=value, tag=render_tag(kind, params) if tagged else "")
+    text = text if tagged else prose.untagged(text)
     return (prose.pick(rng, prose.REVISION_TEXT) + text[0].lower() + text[1:]) if revised else text
 
 
@@ -247,6 +252,23 @@ def _level3_requirement_tags(config: WorldConfig, rng: random.Random, world: dic
     return said
 
 
+def _decoy_revisions(config: WorldConfig, rng: random.Random, world: dict, others: list[dict],
+                     requirements: dict) -> list[tuple[str, str, dict, dict]]:
+    """Level 4: with `decoy_revision_share`, one revision of a requirement by a participant who is
+    not the owner, said last; it has no authority, so the requirements stay as they are."""
+    if rng.random() >= config.requirements.get("decoy_revision_share", 0) or not others:
+        return []
+    kind = prose.pick(rng, ("duration", "count", "policy"))
+    params = {
+        "duration": lambda: {"minutes": prose.pick(rng, [d for d in config.instance["durations"]
+                                                           if d != requirements["duration_min"]])},
+        "count": lambda: {"n": requirements["n"] + rng.choice((-1, 1, 2))},
+        "policy": lambda: {"policy_id": prose.pick(rng, [p["policy_id"] for p in world["policies"]
+                                                         if p["policy_id"] != requirements["policy_id"]])},
+    }[kind]()
+    return [(_requirement_message(rng, kind, params, True, False), kind, params, prose.pick(rng, others))]
+
+
 def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
     """Who, how long, how many, which policy and window: everything but the threads."""
     rng = seeded_rng(config, "candidate", k)
@@ -261,7 +283,7 @@ def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
         "duration_min": duration, "n": n, "policy_id": policy_id,
         "tie_break": None, "room": None,
     }
-    if level == 3:
+    if level >= 3:
         share = config.requirements.get("capacity_tie_break_share", 0)
         requirements["tie_break"] = "capacity" if rng.random() < share else "room_id"
     instance = {
@@ -289,10 +311,10 @@ def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
     project_id = f"PRJ-{opaque_id(id_key(config, 'project'), k)}"
     project_name = prose.project_name(rng)
     instance["project_id"] = project_id
-    template = prose.PROMPT_L2 if level == 2 else prose.PROMPT_L3
+    template = {2: prose.PROMPT_L2, 3: prose.PROMPT_L3, 4: prose.PROMPT_L4}[level]
     instance["prompt"] = sent + prose.pick(rng, template).format(
         n=n, duration=duration, people=_participant_list(participants, level), first=first,
-        last=last, policy_id=policy_id, project=f"{project_name} ({project_id})")
+        last=last, policy_id=policy_id, project=f"{project_name} ({project_id})", zone=config.timezone)
     return Candidate(k, instance, {"project_id": project_id, "name": project_name}, [])
 
 
@@ -320,9 +342,10 @@ def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets
                           chatter_rng=seeded_rng(config, "chatter", draft.k) if with_chatter else None,
                           id_key=id_key(config, "thread", project["project_id"]))
     constraints = _thread_constraints(rng, level, window, participants, others, targets, n, duration)
-    messages = [(constraint_tag_message(rng, kind, params, name), kind, params)
+    tagged = level < 4
+    messages = [(constraint_tag_message(rng, kind, params, name, tagged), kind, params, None)
                 for kind, params, name in constraints]
-    if level == 3:
+    if level >= 3:
         # the rooms aim at a start the threads leave alone, so that both matter
         survivors = [t for t in targets
                      if not _killed_by_tags(t, t + dt.timedelta(minutes=duration), constraints, participants)]
@@ -333,10 +356,16 @@ def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets
             "building": room.get("building")}
         said = _level3_requirement_tags(config, rng, world, participants, duration, n,
                                         requirements["policy_id"], requirements["tie_break"], room)
-        said_first = [(_requirement_message(rng, kind, params, False), kind, params)
+        owner = prose.pick(rng, participants) if level == 4 else None
+        said_first = [(_requirement_message(rng, kind, params, False, tagged), kind, params, owner)
                       for kind, params, revised in said if not revised]
-        revisions = [(_requirement_message(rng, kind, params, True), kind, params)
+        revisions = [(_requirement_message(rng, kind, params, True, tagged), kind, params, owner)
                      for kind, params, revised in said if revised]
+        if owner is not None:
+            said_first.insert(0, (_requirement_message(rng, "owner", {"person_name": owner["name"]}, False),
+                                  "owner", {"person_name": owner["name"]}, None))
+            revisions += _decoy_revisions(config, rng, world, [p for p in participants if p is not owner],
+                                          requirements)
         # the first requirements open the discussion; constraints mix in; revisions come last
         mixed = said_first[3:] + messages
         rng.shuffle(mixed)
@@ -346,10 +375,10 @@ def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets
     for _ in range(thread_count):
         writer.new_thread()
     chatter_range = config.noise["chatter_per_thread"]
-    for index, (text, kind, params) in enumerate(messages):
-        thread = threads[index % thread_count] if level == 3 else prose.pick(rng, threads)
+    for index, (text, kind, params, author) in enumerate(messages):
+        thread = threads[index % thread_count] if level >= 3 else prose.pick(rng, threads)
         writer.chatter(thread, (0, max(1, chatter_range[1] // 3)))
-        writer.say(thread, text, [(kind, params)])
+        writer.say(thread, text, [(kind, params)], author=author)
     for thread in threads:
         writer.chatter(thread, (chatter_range[0] // 2, chatter_range[1] // 2))
     writer.fit_before(now)

@@ -334,4 +334,5 @@ def generate_world(config: WorldConfig) -> dict:
         for person in people:
             person.update(hours[person["person_id"]])
         world["series"] = level4.event_series(config, people, horizon(config))
+        level4.to_world_clock(config, people, world["events"], world["series"])
     return world

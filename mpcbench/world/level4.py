@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-import zoneinfo
 
 from . import prose
-from ..timestamps import timestamp_text
+from ..timestamps import timestamp_text, zone_offset_minutes
 from .ids import id_key, opaque_id
 
 
@@ -31,26 +30,6 @@ def _clock(minutes: int) -> str:
 def _minutes(hhmm: str) -> int:
     hours, minutes = hhmm.split(":")
     return int(hours) * 60 + int(minutes)
-
-
-def zone_offset_minutes(world_zone: str, person_zone: str, first: dt.date, last: dt.date) -> int:
-    """Minutes to add to a wall-clock time of `world_zone` to get `person_zone`'s wall clock,
-    the same on every day from first to last; ValueError where a DST change makes it vary.
-
-    >>> zone_offset_minutes("Europe/Berlin", "America/New_York", dt.date(2026, 4, 6), dt.date(2026, 5, 17))
-    -360
-    """
-    offsets = set()
-    day = first
-    while day <= last:
-        for hour in (0, 12):
-            moment = dt.datetime.combine(day, dt.time(hour), tzinfo=zoneinfo.ZoneInfo(world_zone))
-            there = moment.astimezone(zoneinfo.ZoneInfo(person_zone)).replace(tzinfo=None)
-            offsets.add(int((there - moment.replace(tzinfo=None)).total_seconds() // 60))
-        day += dt.timedelta(days=1)
-    if len(offsets) != 1:
-        raise ValueError(f"the offset of {person_zone} from {world_zone} changes between {first} and {last}")
-    return offsets.pop()
 
 
 def person_hours(config, people: list[dict]) -> dict[str, dict]:
@@ -110,3 +89,24 @@ def event_series(config, people: list[dict], days: list[dt.date]) -> list[dict]:
             found.append(series)
     return found
 
+
+
+def to_world_clock(config, people: list[dict], events: list[dict], series: list[dict]) -> None:
+    """Calendars are drawn in each person's own day (07:30-18:30 there) and stored on the world's
+    clock: a person `offset` minutes behind has every event and occurrence moved `-offset` later."""
+    last = config.start_date + dt.timedelta(days=config.days - 1)
+    shift = {p["person_id"]: -zone_offset_minutes(config.timezone, p["timezone"], config.start_date, last)
+             for p in people}
+
+    def moved(text: str | None, minutes: int) -> str | None:
+        return text and timestamp_text(dt.datetime.fromisoformat(text) + dt.timedelta(minutes=minutes))
+
+    for event in events:
+        minutes = shift[event["person_id"]]
+        event["start"], event["end"] = moved(event["start"], minutes), moved(event["end"], minutes)
+    for s in series:
+        minutes = shift[s["person_id"]]
+        s["start"], s["end"] = moved(s["start"], minutes), moved(s["end"], minutes)
+        for x in s["exceptions"]:
+            for key in ("original_start", "start", "end"):
+                x[key] = moved(x[key], minutes)
