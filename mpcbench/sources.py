@@ -4,6 +4,9 @@ requires which).
 
     >>> SOURCES
     ('calendar', 'policy', 'threads', 'rooms')
+    >>> LEVELS
+    (1, 2, 3, 4)
 """
 
 SOURCES = ("calendar", "policy", "threads", "rooms")
+LEVELS = (1, 2, 3, 4)   # the benchmark's levels; level 4 is the held-harder one

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..errors import UserError
+from ..sources import LEVELS
 from ..warehouse import db
 
 
@@ -45,6 +46,6 @@ def parse_levels(text: str) -> tuple[int, ...]:
         levels = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
     except ValueError:
         levels = ()
-    if not levels or not set(levels) <= {1, 2, 3}:
-        fail(f"--levels takes a comma-separated subset of 1,2,3, not {text!r}", 2)
+    if not levels or not set(levels) <= set(LEVELS):
+        fail(f"--levels takes a comma-separated subset of 1,2,3,4, not {text!r}", 2)
     return levels

@@ -10,6 +10,7 @@ import typer
 
 from ..harness.config import EvalConfig
 from ..harness.session import open_external_run
+from ..sources import LEVELS
 from ..warehouse import db
 from .common import DbOption, err, fail
 
@@ -35,7 +36,7 @@ def mcp_command(
         from ..integrations.mcp_server import make_server, serve_http, serve_stdio  # optional dependency
     except ImportError as e:
         fail(f"the MCP server needs the mcp package ({e.name} is missing): pip install 'mpcbench[mcp]'")
-    config = EvalConfig(agent="mcp", db=str(db_path), levels=(level,) if level else (1, 2, 3),
+    config = EvalConfig(agent="mcp", db=str(db_path), levels=(level,) if level else LEVELS,
                         instances=instances, instance_ids=(instance,) if instance else (), model=model,
                         out=str(run) if run else None)
     session = open_external_run(config)

@@ -83,7 +83,7 @@ def eval_command(
     base_url: Annotated[str | None, typer.Option(help="An OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
                                                       "(default: the SDK's, or $OPENAI_BASE_URL).")] = None,
     api_key_env: Annotated[str, typer.Option(help="The environment variable that holds the key.")] = "OPENAI_API_KEY",
-    levels: Annotated[str, typer.Option(help="Levels to run, e.g. 1,2,3.")] = "1,2,3",
+    levels: Annotated[str, typer.Option(help="Levels to run, e.g. 1,2,3.")] = "1,2,3,4",
     instances: Annotated[int | None, typer.Option(min=1, help="The first N instances of each level (default: all).")] = None,
     instance: Annotated[list[str] | None, typer.Option(help="Run this instance (repeatable).")] = None,
     shard: Annotated[str | None, typer.Option(help="i/n: only the instances at places i, i+n, i+2n ... of the "

@@ -17,7 +17,7 @@ from ..warehouse import db
 app = typer.Typer(help="The agent tools: each level's catalog, and single calls as an agent makes them.",
                   no_args_is_help=True, add_completion=False)
 
-LevelOption = Annotated[int, typer.Option("--level", min=1, max=3, help="The level: 1, 2 or 3.")]
+LevelOption = Annotated[int, typer.Option("--level", min=1, max=4, help="The level: 1, 2, 3 or 4.")]
 
 
 def _fail(message: str, code: int = 1) -> None:

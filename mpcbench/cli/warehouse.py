@@ -30,9 +30,9 @@ from .common import DbOption, console, err, fail, open_db, parse_levels
 def build_command(
     ctx: typer.Context,
     db_path: DbOption = db.DEFAULT_DB,
-    levels: Annotated[str, typer.Option(help="Levels to build, e.g. 1,2,3.")] = "1,2,3",
+    levels: Annotated[str, typer.Option(help="Levels to build, e.g. 1,2,3.")] = "1,2,3,4",
     instances: Annotated[int | None, typer.Option(min=1, help="Instances per level (default: each world config's).")] = None,
-    worlds: Annotated[Path | None, typer.Option(help="Directory of world_level{1,2,3}.toml configs.")] = None,
+    worlds: Annotated[Path | None, typer.Option(help="Directory of world_level{1,2,3,4}.toml configs.")] = None,
     jobs: Annotated[int | None, typer.Option(min=1, help="Levels built at once, in worker processes (default: "
                                                          "one per core). The result does not depend on it.")] = None,
     split: Annotated[str, typer.Option(help="dev: the public split from the configs; test: a private split "

@@ -85,7 +85,7 @@ class WorldChecker(Checker):
         world.person_by_name = {name: text_at(d["people"][rows[0]], "person_id") or ""
                                 for name, rows in rows_by_name.items() if len(rows) == 1}
         world.shared_names = {name for name, rows in rows_by_name.items() if len(rows) > 1}
-        if level == 3:
+        if level >= 3:
             for name, rows in rows_by_name.items():
                 for i in rows[1:]:
                     self.error(f"people[{i}].name", f"{short(name)} is also the name of people[{rows[0]}]; "
@@ -102,7 +102,7 @@ class WorldChecker(Checker):
             world.project_ids = self.unique([(f"projects[{i}].project_id", text_at(p, "project_id"))
                                              for i, p in dict_items(d.get("projects"))], "project_id")
             self.check_threads(world)
-        if level == 3:
+        if level >= 3:
             room_ids = self.unique([(f"rooms[{i}].room_id", text_at(r, "room_id"))
                                     for i, r in dict_items(d.get("rooms"))], "room_id")
             for i, b in dict_items(d.get("room_bookings")):

@@ -1,8 +1,8 @@
 """The dataset's files (DESIGN.md section 5) and the JSON Schemas shipped with the package.
 
-    worlds/world_level{1,2,3}.json          one world per level
-    instances/instances_level{1,2,3}.jsonl  one instance per line
-    oracles/oracle_level{1,2,3}.jsonl       gold answers, joined by instance_id
+    worlds/world_level{1,2,3,4}.json        one world per level
+    instances/instances_level{1,2,3,4}.jsonlone instance per line
+    oracles/oracle_level{1,2,3,4}.jsonl     gold answers, joined by instance_id
     schema/*.schema.json                    the JSON Schemas (`mpcbench/dataset/schema/`)
 """
 
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import jsonschema
 
+from ..sources import LEVELS
 
-LEVELS = (1, 2, 3)
+
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 SCHEMA_NAMES = ("world", "instance", "oracle")
 

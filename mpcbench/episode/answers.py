@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import jsonschema
 
+from ..sources import LEVELS
+
 SUBMIT_TOOL_NAME = "submit_candidates"
 START_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$"
 _START_FORMAT = "YYYY-MM-DDTHH:MM (local wall-clock time, no seconds, no offset)"
@@ -77,17 +79,17 @@ def submit_schema(level: int, n: int | None = None) -> dict:
         "type": "string", "pattern": START_PATTERN,
         "description": f"Meeting start, {_START_FORMAT}, e.g. 2026-03-02T09:30."}},
         "required": ["start"], "additionalProperties": False}
-    if level == 3:
+    if level >= 3:
         item["properties"]["room_id"] = {"type": "string", "minLength": 1,
                                          "description": "The room_id of the room booked for this start."}
         item["required"] = ["start", "room_id"]
-    if level == 3 and n is not None:
+    if level >= 3 and n is not None:
         raise ValueError("level 3 keeps N hidden (the agent finds it in the threads): no maxItems")
     candidates: dict = {"type": "array", "items": item, "description": "The proposed meetings, earliest first."}
     if n is not None:
         candidates["maxItems"] = n
         candidates["description"] += f" At most {n}: any candidate after the first {n} is dropped unjudged."
-    elif level == 3:
+    elif level >= 3:
         candidates["description"] += (" As many as the project asks for: any candidate after that many is "
                                       "dropped unjudged.")
     return {"type": "object", "properties": {"candidates": candidates},
@@ -96,7 +98,7 @@ def submit_schema(level: int, n: int | None = None) -> dict:
 
 def submit_tool(level: int, n: int | None = None) -> dict:
     """The OpenAI tool entry for submit_candidates at this level (`n`: see `submit_schema`)."""
-    what = "start time and room_id" if level == 3 else "start time"
+    what = "start time and room_id" if level >= 3 else "start time"
     return {"type": "function", "function": {
         "name": SUBMIT_TOOL_NAME,
         "description": f"Submit the final answer: the candidate meetings, each with its {what}. "
@@ -167,8 +169,8 @@ def parse_text_answer(text: str, level: int) -> ParsedAnswer:
 
 
 def _check_level(level: int) -> None:
-    if level not in (1, 2, 3):
-        raise ValueError(f"level must be 1, 2 or 3, not {level!r}")
+    if level not in LEVELS:
+        raise ValueError(f"level must be 1, 2, 3 or 4, not {level!r}")
 
 
 def _failed(path: str, error: str) -> ParsedAnswer:

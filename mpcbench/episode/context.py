@@ -57,7 +57,7 @@ def source_calls(env: ToolEnvironment) -> list[tuple[str, dict]]:
     calls += [("read_thread", {"thread_id": t}) for t in _ids(
         env, "select thread_id from threads where world_id = $world_id and project_id = $project_id "
              "order by position", project_id=instance[2])]
-    if env.level == 3:
+    if env.level >= 3:
         calls += [("get_person", {"person_id": p}) for p in people]
         calls.append(("list_rooms", {}))
         calls += [("get_room_availability", {"room_id": r, "start_date": first, "end_date": last}) for r in

@@ -40,7 +40,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from ..sources import SOURCES
+from ..sources import LEVELS, SOURCES
 from ..warehouse.db import SQL_DIR
 from ..warehouse.kinds import policy_rule_kinds
 from .contract import ToolSpec
@@ -211,7 +211,7 @@ def parse_tool_file(path: Path) -> Tool:
         levels = tuple(sorted({int(level) for level in single["levels"].replace(",", " ").split()}))
     except ValueError:
         levels = ()
-    if not levels or not set(levels) <= {1, 2, 3}:
+    if not levels or not set(levels) <= set(LEVELS):
         raise ToolDefinitionError(f"{where}: levels must be some of 1 2 3, not {single['levels']!r}")
     names = [p.name for p in params]
     if len(set(names)) != len(names) or set(names) & ENV_PARAMS:
@@ -268,8 +268,8 @@ def tool_sources() -> dict[str, str]:
 
 def catalog(level: int) -> list[Tool]:
     """The tools an agent gets at this level (submit_candidates not included), by name."""
-    if level not in (1, 2, 3):
-        raise ValueError(f"level must be 1, 2 or 3, not {level!r}")
+    if level not in LEVELS:
+        raise ValueError(f"level must be 1, 2, 3 or 4, not {level!r}")
     return [tool for tool in all_tools().values() if level in tool.levels]
 
 

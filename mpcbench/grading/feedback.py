@@ -56,7 +56,7 @@ or rule that the facts do not state."""
 
 def _label(candidate: dict, level: int) -> str:
     start = candidate["start"] if candidate["start"] is not None else repr(candidate["raw"])
-    return f"{start} in room {candidate['room_id']}" if level == 3 and candidate["room_id"] else start
+    return f"{start} in room {candidate['room_id']}" if level >= 3 and candidate["room_id"] else start
 
 
 def _why(candidate: dict) -> str:
@@ -76,7 +76,7 @@ def _why(candidate: dict) -> str:
 
 def _cut_text(level: int, answer_row: dict) -> str:
     """What an answer longer than N is told: only its first N candidates were judged."""
-    if level == 3:
+    if level >= 3:
         return ("Your answer has more candidates than the project asks for: only the first ones, as many as "
                 "it asks for, were judged; the rest were dropped unread.")
     n, submitted = answer_row["n_gold"], answer_row["n_submitted"]
@@ -94,7 +94,7 @@ def rule_text(level: int, answer_row: dict, candidates: list[dict], detail: str)
     if answer_row["over_submitted"]:
         lines.append(_cut_text(level, answer_row))
     # at level 3 N is the agent's to find: a cut answer's length would give it away
-    of_yours = "of the judged" if level == 3 and answer_row["over_submitted"] else f"of your {len(candidates)}"
+    of_yours = "of the judged" if level >= 3 and answer_row["over_submitted"] else f"of your {len(candidates)}"
     if wrong:
         lines.append(f"{len(wrong)} {of_yours} candidates {'is' if len(wrong) == 1 else 'are'} wrong"
                      + (":" if detail != "count" else "."))

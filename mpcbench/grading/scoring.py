@@ -54,7 +54,7 @@ def candidate_key(level: int, candidate: Candidate, position: int) -> Key:
     """The candidate's key; a flagged candidate gets a key of its own that matches nothing."""
     if candidate.start is None or candidate.problem:
         return ("invalid", position)
-    return (candidate.start, candidate.room_id if level == 3 else None)
+    return (candidate.start, candidate.room_id if level >= 3 else None)
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ def problem_kinds(level: int, candidate: Candidate) -> list[str]:
         kinds.append("utc_offset")
     if "grid" in problem:
         kinds.append("off_grid")
-    if level == 3 and "room_id is missing" in problem:
+    if level >= 3 and "room_id is missing" in problem:
         kinds.append("room_missing")
     if problem and not kinds:
         kinds.append("bad_candidate")
@@ -260,7 +260,7 @@ def _score(cur: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> Scored:
                 predictions.append({
                     "instance_id": e.instance_id, "trial": e.trial, "turn": ta.turn, "position": position,
                     "start_text": c.start, "starts_at": _starts_at(c.start),
-                    "room_id": c.room_id if e.level == 3 else None, "raw": c.raw,
+                    "room_id": c.room_id if e.level >= 3 else None, "raw": c.raw,
                     "problem": c.problem, "problem_kinds": problem_kinds(e.level, c),
                     "is_duplicate": key in seen})
                 seen.add(key)

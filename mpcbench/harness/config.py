@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..agents.openai_agent import TOOL_CHOICES
 from ..errors import UserError
+from ..sources import LEVELS
 from ..grading.feedback import DETAILS, KINDS
 from ..warehouse import db
 from .provenance import url_host
@@ -67,7 +68,7 @@ class EvalConfig:
     """Everything that defines a run (saved in run.json, so a resume needs only the directory)."""
     agent: str = "scripted"
     db: str = str(db.DEFAULT_DB)
-    levels: tuple[int, ...] = (1, 2, 3)
+    levels: tuple[int, ...] = LEVELS
     instances: int | None = None            # per level: the first N (by position)
     instance_ids: tuple[str, ...] = ()      # or exactly these
     shard: str | None = None                # "i/n": every n-th instance of the plan, from the i-th (parse_shard)
@@ -136,8 +137,8 @@ class EvalConfig:
             raise UserError("--feedback llm needs --feedback-model (a model on the same endpoint)")
         if self.trials < 1 or self.concurrency < 1 or self.max_steps < 1:
             raise UserError("--trials, --concurrency and --max-steps must be at least 1")
-        if not set(self.levels) <= {1, 2, 3} or not self.levels:
-            raise UserError("--levels takes a subset of 1,2,3")
+        if not set(self.levels) <= set(LEVELS) or not self.levels:
+            raise UserError("--levels takes a subset of 1,2,3,4")
         if self.max_cost_usd is not None and (self.max_cost_usd <= 0 or self.agent != "openai"):
             raise UserError("--max-cost takes a positive amount in US$ and applies to --agent openai")
         if self.tool_choice not in TOOL_CHOICES:
@@ -161,7 +162,7 @@ class EvalConfig:
     def from_public(cls, saved: dict, **override) -> "EvalConfig":
         known = {f.name for f in dataclasses.fields(cls)}
         values = {k: v for k, v in saved.items() if k in known}
-        values["levels"] = tuple(values.get("levels") or (1, 2, 3))
+        values["levels"] = tuple(values.get("levels") or LEVELS)
         values["instance_ids"] = tuple(values.get("instance_ids") or ())
         values.update(override)
         return cls(**values)

@@ -39,6 +39,7 @@ from mpcbench.episode.tools import ToolEnvironment
 from mpcbench.errors import UserError
 from mpcbench.grading.scoring import gold_keys, score_episodes
 from mpcbench.harness.journal import episode_record, episodes_from_journal, turn_answer
+from mpcbench.sources import LEVELS
 from mpcbench.warehouse import db
 
 RECORD = "mpcbench_record"      # the episode's journal record, in the sample's store
@@ -60,7 +61,7 @@ def dataset(path: str, level: int, instances: int | None = None) -> MemoryDatase
                        {"level": level}).fetchall()[:instances]
     gold = gold_keys(con, [i for i, _ in rows])
     samples = [Sample(id=i, input=prompt, metadata={"level": level}, target=json.dumps(
-        {"candidates": [{"start": s, **({"room_id": r} if level == 3 else {})} for s, r in gold[i]]}))
+        {"candidates": [{"start": s, **({"room_id": r} if level >= 3 else {})} for s, r in gold[i]]}))
         for i, prompt in rows]
     return MemoryDataset(samples, name=f"mpcbench-level{level}")
 
@@ -139,7 +140,7 @@ def scheduling(level: int = 1, db: str = str(db.DEFAULT_DB), instances: int | No
                max_steps: int = 30) -> Task:
     """MPCBench at one level: propose the N earliest meeting times that break no constraint."""
     level, instances = int(level), None if instances is None else int(instances)
-    if level not in (1, 2, 3):
-        raise UserError(f"level must be 1, 2 or 3, not {level}")
+    if level not in LEVELS:
+        raise UserError(f"level must be 1, 2, 3 or 4, not {level}")
     return Task(dataset=dataset(db, level, instances), solver=tool_loop(db, int(max_steps)), scorer=oracle(db),
                 name=f"mpcbench_level{level}")

@@ -29,7 +29,7 @@ from . import db
 from .. import __version__
 from ..dataset.rows import insert_rows, instance_rows, load_dataset, thread_rows
 from ..dataset.store import atomic_database, write_build_info, write_build_stats
-from ..sources import SOURCES
+from ..sources import LEVELS, SOURCES
 from ..world.candidates import Candidate, draft_candidate, finish_candidate, room_need_finder
 from ..world.config import WorldConfig, load_world_config, world_config_path
 from ..world.generate import generate_world
@@ -231,7 +231,7 @@ def build_info(configs: list[WorldConfig], split: str, secret: str | None) -> di
     return info
 
 
-def build(db_path: Path, levels: tuple[int, ...] = (1, 2, 3), instances: int | None = None,
+def build(db_path: Path, levels: tuple[int, ...] = LEVELS, instances: int | None = None,
           worlds_dir: Path | None = None, progress: Progress | None = None, jobs: int = 1,
           split: str = "dev", secret: str | None = None) -> list[LevelResult]:
     """Build the `dev` split, or the `test` split from `secret` (see world/split.py): its derived

@@ -7,11 +7,11 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..sources import LEVELS
 from .policies import check_distribution
 
 
 
-LEVELS = (1, 2, 3, 4)
 # The tables a level-4 config must have, with their keys (see world/level4.py).
 LEVEL4_TABLES = {
     "zones": ("other", "other_share", "home_start", "other_start", "minutes"),
