@@ -1,7 +1,10 @@
 """The scripted solver: proves every instance is solvable from what the tools show.
 
 It works only through `env.call` and the text the tools return (JSON, Markdown tables,
-transcripts and documents with `[[tags]]`), never through the database. Its "reasoning" is
+transcripts and documents with `[[tags]]`), never through the database, with one exception: level
+4 states the thread and handbook facts in prose only, and the solver reads their tags through the
+environment's hidden path (`hidden_message_tags`, `hidden_policy_rules`: not tools, never offered
+to a model), for the messages and the policy it has found through the tools. Its "reasoning" is
 plain Python: read the prompt, fetch each source, parse it, then check every 15-minute start
 of the window against every constraint (DESIGN.md sections 2-3) and book a room at level 3.
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import zoneinfo
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
@@ -43,6 +47,7 @@ _DURATION = re.compile(r"\b(\d+)[- ]minutes?\b")
 _COUNT = re.compile(r"\b(\d+) (?:possible|earliest|slots|options|candidate)")
 _MESSAGE_HEAD = re.compile(r"^\[\w{3} (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2})\] (.+) \(([^()\s]+)\)$")
 _NEXT_PAGE = re.compile(r"page=(\d+)\)\]$")
+_ZONE = re.compile(r"\b([A-Z][A-Za-z]+/[A-Za-z_]+)\b")
 
 
 class ToolFailed(RuntimeError):
@@ -78,6 +83,7 @@ class Task:
     tie_break: str = "room_id"
     room_need: dict | None = None
     now: dt.datetime | None = None
+    zone: str | None = None                                       # level 4: the organiser's time zone
 
     def days(self) -> list[dt.date]:
         count = (self.window_end - self.window_start).days + 1
@@ -101,6 +107,8 @@ def read_prompt(prompt: str, level: int) -> Task:
         task.policy_id = match.group(1)
     projects = [p for p in _PROJECT_ID.findall(prompt) if p not in task.participants]
     task.project_id = projects[0] if projects else None
+    if match := _ZONE.search(prompt):
+        task.zone = match.group(1)
     return task
 
 
@@ -152,7 +160,15 @@ class Reader:
             found = self.json("get_busy_intervals", **days)["busy"]
         else:
             found = [e for e in self.paged("list_events", "events", **days) if e["status"] in BLOCKING_STATUSES]
-        return [(when(b["start"]), when(b["end"])) for b in found]
+        spans = [(when(b["start"]), when(b["end"])) for b in found]
+        if self.env.level == 4:
+            spans += occurrences(self.json("list_recurring_events", person_id=person_id)["series"])
+        return spans
+
+    def working_hours(self, person_id: str) -> tuple[str, str, str]:
+        """Level 4: (home zone, start, end) of a person's working hours, HH:MM on their clock."""
+        found = self.json("get_working_hours", person_id=person_id)
+        return found["timezone"], found["working_hours_start"], found["working_hours_end"]
 
     def policy_json(self, policy_id: str) -> dict[str, dict]:
         rules = self.json("get_policy", policy_id=policy_id)["rules"]
@@ -171,17 +187,24 @@ class Reader:
                         rules[kind] = {k: v for k, v in params.items() if k not in ("policy", "rule")}
         return rules
 
-    def thread_tags(self, project_id: str) -> list[tuple[tuple[dt.datetime, str], str, dict]]:
-        """((message time, message id), tag type, params) for every tag in the project's threads."""
-        tags = []
+    def thread_tags(self, project_id: str) -> list[tuple[tuple[dt.datetime, str], str, dict, str]]:
+        """((message time, message id), tag type, params, author) for every tag in the project's
+        threads: parsed from the text (levels 2-3), or at level 4 (prose only) the hidden tags of
+        the messages read."""
+        tags, heads = [], []
         for thread in self.paged("list_threads", "threads", project_id=project_id):
             page: int | None = 1
             while page is not None:
                 text = self.text("read_thread", thread_id=thread["thread_id"], page=page)
                 tags.extend(parse_transcript_tags(text))
+                heads.extend(parse_transcript_heads(text))
                 more = _NEXT_PAGE.search(text.rstrip().splitlines()[-1])
                 page = int(more.group(1)) if more else None
-        return tags
+        if self.env.level == 4:
+            hidden = self.env.hidden_message_tags([key[1] for key, _ in heads])
+            tags = [(key, kind, params) for key, _ in heads for kind, params in hidden.get(key[1], [])]
+        authors = dict(heads)
+        return [(key, kind, params, authors[key]) for key, kind, params in tags]
 
     def person_id(self, name: str) -> str:
         people = self.paged("search_people", "people", query=name)
@@ -219,6 +242,34 @@ def parse_transcript_tags(text: str) -> list[tuple[tuple[dt.datetime, str], str,
     return found
 
 
+def parse_transcript_heads(text: str) -> list[tuple[tuple[dt.datetime, str], str]]:
+    """((time, message id), author name) of every message of a read_thread page."""
+    found = []
+    for line in text.splitlines():
+        if head := _MESSAGE_HEAD.match(line):
+            day, hhmm, author, message_id = head.groups()
+            found.append(((clock(dt.date.fromisoformat(day), hhmm), message_id), author))
+    return found
+
+
+def occurrences(series: list[dict]) -> list[tuple[dt.datetime, dt.datetime]]:
+    """Level 4: the blocking occurrences of recurring series as list_recurring_events gives them:
+    occurrence k is the first moved by k * every_days days; an exception cancels or moves it."""
+    spans = []
+    for s in series:
+        changed = {x["original_start"]: x for x in s["exceptions"]}
+        for k in range(s["occurrences"]):
+            step = dt.timedelta(days=s["every_days"] * k)
+            start, end = when(s["start"]) + step, when(s["end"]) + step
+            exception = changed.get(start.strftime("%Y-%m-%dT%H:%M"))
+            if s["status"] not in BLOCKING_STATUSES or (exception and exception["action"] == "cancelled"):
+                continue
+            if exception:
+                start, end = when(exception["start"]), when(exception["end"])
+            spans.append((start, end))
+    return spans
+
+
 def parse_markdown_table(text: str) -> list[dict]:
     rows = [line for line in text.splitlines() if line.startswith("|")]
     if len(rows) < 2:
@@ -235,6 +286,7 @@ class Sources:
     rules: dict[str, dict]                                        # rule type -> params
     busy: dict[str, list[tuple[dt.datetime, dt.datetime]]]        # person id -> blocking events
     tags: list[tuple[str, dict]] = field(default_factory=list)    # deadline, ban, ooo
+    hours: dict[str, tuple[str, str, str]] = field(default_factory=dict)   # level 4: person -> (zone, start, end)
     rooms: list[dict] = field(default_factory=list)               # rooms that fit statically
     bookings: dict[str, list[tuple[dt.datetime, dt.datetime]]] = field(default_factory=dict)
 
@@ -272,6 +324,8 @@ def is_feasible(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) 
             raise ValueError(f"unknown rule type {kind!r}")
     if any(overlaps(start, end, b_start, b_end) for b_start, b_end in every_busy):
         return False
+    if any(not within_hours(task.zone, start, end, hours) for hours in src.hours.values()):
+        return False
     for kind, p in src.tags:
         if kind == "deadline" and end > when(p["end_by"]):
             return False
@@ -280,6 +334,16 @@ def is_feasible(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) 
         if kind == "ooo" and _is_participant(task, p) and overlaps(start, end, when(p["start"]), when(p["end"])):
             return False
     return True
+
+
+def within_hours(zone: str, start: dt.datetime, end: dt.datetime, hours: tuple[str, str, str]) -> bool:
+    """Level 4: [start, end) on the organiser's clock (zone) lies inside a person's working hours
+    on their own clock, that day."""
+    home, first, last = hours
+    local_start, local_end = (moment.replace(tzinfo=zoneinfo.ZoneInfo(zone)).astimezone(zoneinfo.ZoneInfo(home))
+                              .replace(tzinfo=None) for moment in (start, end))
+    day = local_start.date()
+    return clock(day, first) <= local_start and local_end <= clock(day, last)
 
 
 def back_to_back(start: dt.datetime, end: dt.datetime, spans: list[tuple[dt.datetime, dt.datetime]]) -> dt.timedelta:
@@ -329,7 +393,7 @@ def solve(task: Task, src: Sources) -> list[tuple[dt.datetime, str | None]]:
         while start.date() == day:
             end = start + duration
             if is_feasible(task, src, start, end):
-                room = choose_room(task, src, start, end) if task.level == 3 else None
+                room = choose_room(task, src, start, end) if task.level >= 3 else None
                 if task.level < 3 or room is not None:
                     found.append((start, room))
                     if len(found) == task.n:
@@ -339,9 +403,13 @@ def solve(task: Task, src: Sources) -> list[tuple[dt.datetime, str | None]]:
 
 
 def latest_requirements(tags) -> dict[str, dict]:
-    """Level 3: per requirement kind, the tag of the latest message (ties: greater message id)."""
+    """Levels 3-4: per requirement kind, the tag of the latest message (ties: greater message id).
+    At level 4 only the project owner's messages count (the latest owner tag names the owner)."""
+    owners = sorted((key, params["person_name"]) for key, kind, params, _ in tags if kind == "owner")
     latest: dict[str, tuple] = {}
-    for key, kind, params in tags:
+    for key, kind, params, author in tags:
+        if owners and author != owners[-1][1]:
+            continue
         if kind in REQUIREMENT_TAGS and (kind not in latest or key > latest[kind][0]):
             latest[kind] = (key, params)
     return {kind: params for kind, (_, params) in latest.items()}
@@ -357,8 +425,8 @@ def plan(env: Environment) -> list[tuple[dt.datetime, str | None]]:
         if task.project_id is None:
             raise ValueError("the prompt names no project")
         said = read.thread_tags(task.project_id)
-        tags = [(kind, params) for _, kind, params in said if kind in CONSTRAINT_TAGS]
-    if env.level == 3:
+        tags = [(kind, params) for _, kind, params, _ in said if kind in CONSTRAINT_TAGS]
+    if env.level >= 3:
         need = latest_requirements(said)
         task.participant_names = list(need["participants"]["people"])
         task.participants = [read.person_id(name) for name in task.participant_names]
@@ -368,11 +436,21 @@ def plan(env: Environment) -> list[tuple[dt.datetime, str | None]]:
         task.tie_break = need.get("tie_break", {}).get("rule", "room_id")
         task.room_need = need.get("room")
     check_task(task)
-    rules = read.policy_json(task.policy_id) if env.level == 1 else read.policy_documents(task.policy_id)
+    if env.level == 1:
+        rules = read.policy_json(task.policy_id)
+    elif env.level == 4:   # the handbook states the rules in prose only: the hidden path
+        read.json("search_policy_docs", query=task.policy_id)
+        rules = env.hidden_policy_rules(task.policy_id)
+    else:
+        rules = read.policy_documents(task.policy_id)
     first, last = task.window_start - DAY, task.window_end + DAY
     busy = {person: read.busy(person, first, last) for person in task.participants}
     src = Sources(rules, busy, tags)
-    if env.level == 3:
+    if env.level == 4:
+        if task.zone is None:
+            raise ValueError("the prompt names no time zone")
+        src.hours = {person: read.working_hours(person) for person in task.participants}
+    if env.level >= 3:
         src.rooms = [room for room in read.rooms() if room_fits_statically(task, room)]
         src.bookings = {room["room_id"]: read.bookings(room["room_id"], first, last) for room in src.rooms}
     return solve(task, src)
@@ -382,7 +460,7 @@ def submission(level: int, found: list[tuple[dt.datetime, str | None]]) -> dict:
     items = []
     for start, room in found:
         item = {"start": start.strftime("%Y-%m-%dT%H:%M")}
-        if level == 3:
+        if level >= 3:
             item["room_id"] = room
         items.append(item)
     return {"candidates": items}

@@ -108,6 +108,7 @@ class ContextEnvironment:
         self.request, self.prompt = inner.request, context_prompt(inner)
         self.tools: list = []
         self.trace = inner.trace
+        self.hidden_message_tags, self.hidden_policy_rules = inner.hidden_message_tags, inner.hidden_policy_rules
 
     def call(self, name: str, arguments: str | dict | None = None, *, turn: int = 1) -> str:
         if self.answer_calls:

@@ -114,6 +114,31 @@ class ToolEnvironment:
         used = frozenset(PLACEHOLDER.findall(tool.exists_sql))
         return bool(self._execute(tool.exists_sql, binds, used))
 
+    # --- the hidden facts (level 4) ---------------------------------------------------------
+    # Level-4 text states every fact in prose only; the facts stay in message_tags and
+    # policy_rules, which no tool reads. These two methods are not tools: no model is offered
+    # them, they are not traced, and only the scripted solver calls them, to prove every level-4
+    # instance solvable from the facts the prose states (tests/test_text.py checks that the prose
+    # says them). They answer only for messages and policies of this instance's world.
+
+    def hidden_message_tags(self, message_ids: list[str]) -> dict[str, list[tuple[str, dict]]]:
+        """{message_id: [(tag type, params), ...]} for the given messages of this world."""
+        rows = self.con.execute(
+            "select message_id, tag_type, params from message_tags where world_id = $world_id "
+            "and list_contains($ids, message_id) order by message_id, position",
+            {"world_id": self.world_id, "ids": list(message_ids)}).fetchall()
+        found: dict[str, list[tuple[str, dict]]] = {}
+        for message_id, tag_type, params in rows:
+            found.setdefault(message_id, []).append((tag_type, json.loads(params)))
+        return found
+
+    def hidden_policy_rules(self, policy_id: str) -> dict[str, dict]:
+        """{rule type: params} of one policy of this world."""
+        rows = self.con.execute(
+            "select rule_type, params from policy_rules where world_id = $world_id and policy_id = $policy_id "
+            "order by position", {"world_id": self.world_id, "policy_id": policy_id}).fetchall()
+        return {rule_type: json.loads(params) for rule_type, params in rows}
+
     def close(self) -> None:
         self.con.close()
 

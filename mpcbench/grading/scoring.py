@@ -148,7 +148,7 @@ def _gold(cur: duckdb.DuckDBPyConnection, instance_ids: list[str]) -> dict[str, 
                        "order by instance_id, rank", {"instance_ids": list(instance_ids)})
     for row in db.records(rows):
         gold[row["instance_id"]].append(
-            (row["starts_at"].strftime(TIME_FORMAT), row["room_id"] if row["level"] == 3 else None))
+            (row["starts_at"].strftime(TIME_FORMAT), row["room_id"] if row["level"] >= 3 else None))
     return gold
 
 

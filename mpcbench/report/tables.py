@@ -167,7 +167,7 @@ def coverage_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
         cells = [f"Level {g.level}", g.label, _pct(mean([r["source_coverage"] or 0.0 for r in rows]))]
         for s in (*SOURCES, "directory"):
             required = [r for r in rows if s in (r["sources_required"] or [])] if s != "directory" else \
-                [r for r in rows if r["level"] == 3]
+                [r for r in rows if r["level"] >= 3]
             cells.append(_pct(mean([float(s in (r["sources_read"] or [])) for r in required])) if required else "")
         body.append(cells)
     return header, body

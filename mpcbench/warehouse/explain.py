@@ -34,7 +34,7 @@ def verdict(start: dt.datetime, info: dict, kinds: list[str], rank: int | None) 
     if kinds:
         return "breaks " + ", ".join(dict.fromkeys(kinds)) + " (see the violations above)"
     if rank is None:
-        return ("breaks no time constraint, but no room that fits is free then" if info["level"] == 3
+        return ("breaks no time constraint, but no room that fits is free then" if info["level"] >= 3
                 else "breaks no constraint, yet is not among the feasible starts")
     if rank <= n:
         return f"gold, rank {rank}"

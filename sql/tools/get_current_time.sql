@@ -1,7 +1,7 @@
 -- name: get_current_time
 -- description: The current local date and time (the moment this request is made) and the
 --   organization's timezone. Every time in every tool is local wall-clock time, YYYY-MM-DDTHH:MM.
--- levels: 1 2 3
+-- levels: 1 2 3 4
 -- source: none
 -- render: json
 -- not_found: The workspace is not available.

@@ -1,6 +1,6 @@
 -- name: get_person
 -- description: One person from the directory by id: name, email, team and title.
--- levels: 3
+-- levels: 3 4
 -- source: directory
 -- render: json
 -- not_found: No person has person_id {person_id}; search_people finds ids by name.

@@ -1,7 +1,7 @@
 -- name: get_room_availability
 -- description: The bookings of one room that overlap the date range, earliest first: the room
 --   is taken during each [start, end) and free at every other time.
--- levels: 3
+-- levels: 3 4
 -- source: rooms
 -- render: json
 -- items: booked

@@ -2,7 +2,7 @@
 -- description: Every calendar event of one person that overlaps the date range, with its
 --   title and status (confirmed, tentative or cancelled), earliest first. Intervals are
 --   half-open [start, end), local time YYYY-MM-DDTHH:MM. Pages with limit and cursor.
--- levels: 2 3
+-- levels: 2 3 4
 -- source: calendar
 -- render: json
 -- items: events

@@ -1,6 +1,6 @@
 -- name: list_policies
 -- description: Every scheduling policy of the organization: its id and name.
--- levels: 1 2 3
+-- levels: 1 2 3 4
 -- source: none
 -- render: json
 -- items: policies

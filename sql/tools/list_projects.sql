@@ -1,6 +1,6 @@
 -- name: list_projects
 -- description: Projects with discussion threads, in a stable order. Pages with limit and cursor.
--- levels: 2 3
+-- levels: 2 3 4
 -- source: none
 -- render: json
 -- items: projects

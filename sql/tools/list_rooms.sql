@@ -1,7 +1,7 @@
 -- name: list_rooms
 -- description: Meeting rooms as a table: id, name, building, floor, capacity (seats) and
 --   features. Every filter is optional.
--- levels: 3
+-- levels: 3 4
 -- source: rooms
 -- render: markdown
 -- empty: No room matches these filters.

@@ -1,7 +1,7 @@
 -- name: list_threads
 -- description: The discussion threads of one project: id, channel and title. Read one with
 --   read_thread.
--- levels: 2 3
+-- levels: 2 3 4
 -- source: none
 -- render: json
 -- items: threads

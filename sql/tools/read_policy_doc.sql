@@ -1,7 +1,7 @@
 -- name: read_policy_doc
 -- description: One page of a policy document: its text, paragraph by paragraph, with the
 --   machine-readable tags it contains ([[type key=value ...]]). Pages hold 10 paragraphs.
--- levels: 2 3
+-- levels: 2 3 4
 -- source: policy
 -- render: document
 -- page_size: 10

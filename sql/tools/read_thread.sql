@@ -2,7 +2,7 @@
 -- description: One page of a discussion thread as a chat transcript, oldest message first:
 --   time, author, message id and the text with any machine-readable tags
 --   ([[type key=value ...]]). Pages hold 15 messages.
--- levels: 2 3
+-- levels: 2 3 4
 -- source: threads
 -- render: transcript
 -- page_size: 15

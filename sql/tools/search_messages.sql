@@ -2,7 +2,7 @@
 -- description: Find chat messages in every project's threads that contain a text
 --   (case-insensitive), newest first. Each match gives its message id, thread id, time,
 --   author id and text.
--- levels: 2 3
+-- levels: 2 3 4
 -- source: threads
 -- render: json
 -- items: matches

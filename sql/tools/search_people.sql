@@ -3,7 +3,7 @@
 --   starts with the query (case-insensitive; "ana" finds Ana Lima and Ana Chen, "ana li" finds
 --   Ana Lima) and emails that start with it. Several people may share a first name. Returns
 --   ids, names, emails, teams and titles.
--- levels: 3
+-- levels: 3 4
 -- source: directory
 -- render: json
 -- items: people

@@ -1,7 +1,7 @@
 -- name: search_policy_docs
 -- description: Find policy documents (handbooks, addenda) that mention a text, and the pages
 --   where it appears (read them with read_policy_doc). Without a query, lists every document.
--- levels: 2 3
+-- levels: 2 3 4
 -- source: none
 -- render: document_search
 -- page_size: 10

@@ -1,0 +1,17 @@
+-- name: get_working_hours
+-- description: One person's home time zone and working hours there (HH:MM on their own wall
+--   clock, every day). The meeting grid is in the organiser's zone; convert before comparing.
+-- levels: 4
+-- source: calendar
+-- render: json
+-- not_found: No working hours for person_id {person_id}; search_people finds ids by name.
+-- param: person_id (string, required, maxLength=40) The person's id, e.g. p-3fa9c2.
+select
+    p.person_id,
+    p.name,
+    h.timezone,
+    h.work_start as working_hours_start,
+    h.work_end as working_hours_end
+from person_hours as h
+join people as p on p.world_id = h.world_id and p.person_id = h.person_id
+where h.world_id = $world_id and h.person_id = $person_id

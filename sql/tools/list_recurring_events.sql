@@ -1,0 +1,41 @@
+-- name: list_recurring_events
+-- description: The recurring events (weekly series) of one person, as series, not expanded:
+--   each has its first occurrence [start, end), every_days between occurrences, how many
+--   occurrences there are and its status, and its exceptions: an occurrence (named by its
+--   original_start) that is cancelled, or moved to [start, end). Occurrence k starts
+--   k * every_days days after the first. Local time YYYY-MM-DDTHH:MM of the organiser's zone.
+-- levels: 4
+-- source: calendar
+-- render: json
+-- items: series
+-- exists: people.person_id
+-- not_found: No person has person_id {person_id}.
+-- param: person_id (string, required, maxLength=40) The person's id, e.g. p-3fa9c2.
+with exceptions as (
+    select
+        world_id,
+        series_id,
+        to_json(list(json_object(
+            'original_start', strftime(original_start, '%Y-%m-%dT%H:%M'),
+            'action', action,
+            'start', strftime(starts_at, '%Y-%m-%dT%H:%M'),
+            'end', strftime(ends_at, '%Y-%m-%dT%H:%M')
+        ) order by original_start)) as exceptions
+    from event_series_exceptions
+    where world_id = $world_id
+    group by world_id, series_id
+)
+
+select
+    s.series_id,
+    s.title,
+    s.starts_at as "start",
+    s.ends_at as "end",
+    s.every_days,
+    s.occurrences,
+    s.status,
+    coalesce(x.exceptions, cast('[]' as json)) as exceptions
+from event_series as s
+left join exceptions as x on x.world_id = s.world_id and x.series_id = s.series_id
+where s.world_id = $world_id and s.person_id = $person_id
+order by s.starts_at, s.series_id
