@@ -48,19 +48,20 @@ def _bullet(text: str) -> str:
     return "\n" + textwrap.fill(text, width=96, subsequent_indent="  ")
 
 
-def _source_rules(source: str) -> str:
-    """The constraint kinds of one source, as the registry words them."""
-    texts = [k.prompt_text for k in kinds_of(source)]
+def _source_rules(source: str, level: int) -> str:
+    """The constraint kinds of one source that the level has, as the registry words them."""
+    texts = [k.prompt_text for k in kinds_of(source, level)]
     if source == "calendar":
-        return _bullet("- Calendars: " + " ".join(texts) + ".")
+        return _bullet("- Calendars: " + "; ".join(texts) + ".")
     if source == "policy":
         listed = ", ".join(texts)
         return _bullet("- Policy: only the rules of the policy the request uses apply. "
                        + listed[0].upper() + listed[1:] + ".")
     listed = ", ".join(texts[:-1]) + " and " + texts[-1]
     return _bullet("- Project threads: only the threads of the request's project apply. "
-                   + listed[0].upper() + listed[1:] + " all apply. Machine-readable tags look like "
-                   "[[type key=value ...]] in documents and messages.")
+                   + listed[0].upper() + listed[1:] + " all apply. "
+                   + ("Documents and messages state every fact in plain prose (there are no tags)." if level == 4 else
+                      "Machine-readable tags look like [[type key=value ...]] in documents and messages."))
 
 
 _REQUIREMENTS = """
@@ -71,6 +72,19 @@ _REQUIREMENTS = """
   overlaps the meeting. Each candidate takes the fitting free room with the lowest room_id, or,
   when the tie-break rule is capacity, the smallest capacity and then the lowest room_id. A
   start with no fitting free room is invalid."""
+
+_LEVEL4 = """
+- Time zones: every time the tools show and every answer is in the organiser's time zone (the
+  request names it). Each participant works in their own home zone: get_working_hours gives it
+  and their working hours on their own clock; convert the meeting to their clock to check it.
+- Recurring events: list_recurring_events gives each weekly series once (first occurrence, the
+  days between occurrences, how many) with its exceptions, a cancelled or moved occurrence; the
+  occurrences are not listed one by one, and they block like other events (list_events has the
+  single events).
+- Authority: the project's owner (the threads say who) decides the requirements. Only the
+  owner's messages set or change participants, duration, number of options, policy, room needs
+  and tie-break (the owner's latest message wins); a change proposed by anyone else does not
+  count. Anyone's ban, deadline or absence applies."""
 
 _ANSWER = """
 
@@ -83,10 +97,11 @@ them is dropped unjudged, so sending more never helps."""
 
 def system_prompt(level: int) -> str:
     """The system prompt for a level: the rules of the sources that level has, and the answer format."""
-    example = '{"start": "2026-03-02T09:30", "room_id": "..."}' if level == 3 else '{"start": "2026-03-02T09:30"}'
-    return (_INTRO + _source_rules("calendar") + _source_rules("policy")
-            + (_source_rules("threads") if level >= 2 else "") + (_REQUIREMENTS if level == 3 else "")
-            + _ANSWER.format(example=example, n_source="as the project's threads ask for it" if level == 3
+    example = '{"start": "2026-03-02T09:30", "room_id": "..."}' if level >= 3 else '{"start": "2026-03-02T09:30"}'
+    return (_INTRO + _source_rules("calendar", level) + _source_rules("policy", level)
+            + (_source_rules("threads", level) if level >= 2 else "") + (_REQUIREMENTS if level >= 3 else "")
+            + (_LEVEL4 if level == 4 else "")
+            + _ANSWER.format(example=example, n_source="as the project's threads ask for it" if level >= 3
                              else "as the request states it"))
 
 

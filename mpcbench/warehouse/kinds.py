@@ -59,6 +59,7 @@ class ConstraintKind:
     is_frame: bool
     uses_calendar: bool
     bit: int
+    first_level: int                     # the first level whose worlds have it
     params: tuple[Param, ...] | None     # None: not a policy rule
     prompt_text: str
     feedback_text: str
@@ -69,13 +70,13 @@ def constraint_kinds() -> tuple[ConstraintKind, ...]:
     """Every registered kind, in bit order."""
     con = duckdb.connect(":memory:")
     con.execute(REGISTRY.read_text())
-    rows = con.execute("select constraint_kind, source, is_frame, uses_calendar, bit, params, prompt_text, "
+    rows = con.execute("select constraint_kind, source, is_frame, uses_calendar, bit, first_level, params, prompt_text, "
                        "feedback_text from constraint_kinds order by bit").fetchall()
     con.close()
     return tuple(
-        ConstraintKind(name, source, is_frame, uses_calendar, bit,
+        ConstraintKind(name, source, is_frame, uses_calendar, bit, first_level,
                        None if params is None else tuple(Param(**p) for p in params), prompt, feedback)
-        for name, source, is_frame, uses_calendar, bit, params, prompt, feedback in rows)
+        for name, source, is_frame, uses_calendar, bit, first_level, params, prompt, feedback in rows)
 
 
 def kind(name: str) -> ConstraintKind:
@@ -85,8 +86,9 @@ def kind(name: str) -> ConstraintKind:
     raise KeyError(name)
 
 
-def kinds_of(source: str) -> tuple[ConstraintKind, ...]:
-    return tuple(k for k in constraint_kinds() if k.source == source)
+def kinds_of(source: str, level: int = 4) -> tuple[ConstraintKind, ...]:
+    """The kinds of one source that worlds of `level` have."""
+    return tuple(k for k in constraint_kinds() if k.source == source and k.first_level <= level)
 
 
 def policy_rule_kinds() -> tuple[ConstraintKind, ...]:

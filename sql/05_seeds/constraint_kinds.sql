@@ -10,6 +10,8 @@
 -- is_frame: working hours frame the grid and stay when the policy is removed.
 -- uses_calendar: computed from participants' events, so it goes when the calendar goes.
 -- bit: the kind's bit in a candidate's violation mask (int_slot_violation_masks).
+-- first_level: the first level whose worlds have it (participant_hours: level 4); the system prompt
+--   of a lower level leaves it out.
 -- params: a policy rule's parameters (the config keys and the rule's JSON params), each with its
 --   type: clock (HH:MM), integer (from minimum to maximum; a null maximum is 2147483647) or
 --   weekdays (a non-empty list of distinct Mon .. Sun). Null for kinds that are not policy rules.
@@ -21,54 +23,55 @@ create table constraint_kinds (
     is_frame boolean not null,
     uses_calendar boolean not null,
     bit integer not null unique,
+    first_level integer not null,
     params struct(name varchar, type varchar, minimum integer, maximum integer)[],
     prompt_text varchar not null,
     feedback_text varchar not null
 );
 
 insert into constraint_kinds values
-    ('busy', 'calendar', false, true, 1, null,
+    ('busy', 'calendar', false, true, 1, 1, null,
      'no participant may have a confirmed or tentative event that overlaps the meeting (cancelled events do not count)',
      'overlaps a participant''s confirmed or tentative event'),
-    ('working_hours', 'policy', true, false, 2,
+    ('working_hours', 'policy', true, false, 2, 1,
      [{'name': 'start', 'type': 'clock', 'minimum': null, 'maximum': null},
       {'name': 'end', 'type': 'clock', 'minimum': null, 'maximum': null}],
      'working hours (the meeting lies within them)',
      'is not within the policy''s working hours'),
-    ('blackout', 'policy', false, false, 4,
+    ('blackout', 'policy', false, false, 4, 1,
      [{'name': 'start', 'type': 'clock', 'minimum': null, 'maximum': null},
       {'name': 'end', 'type': 'clock', 'minimum': null, 'maximum': null}],
      'blackout windows (no overlap, every day)',
      'overlaps the policy''s daily blackout window'),
-    ('buffer', 'policy', false, true, 8,
+    ('buffer', 'policy', false, true, 8, 1,
      [{'name': 'minutes', 'type': 'integer', 'minimum': 0, 'maximum': 720}],
      'buffer (no participant event within that many minutes before the start or after the end)',
      'leaves less than the policy''s buffer before or after a participant''s event'),
-    ('no_meeting_weekdays', 'policy', false, false, 16,
+    ('no_meeting_weekdays', 'policy', false, false, 16, 1,
      [{'name': 'weekdays', 'type': 'weekdays', 'minimum': null, 'maximum': null}],
      'no-meeting weekdays',
      'falls on a weekday the policy keeps free of meetings'),
-    ('min_notice', 'policy', false, false, 32,
+    ('min_notice', 'policy', false, false, 32, 1,
      [{'name': 'hours', 'type': 'integer', 'minimum': 0, 'maximum': null}],
      'minimum notice (the start is at least that many hours after now)',
      'gives less notice than the policy''s minimum'),
-    ('max_meetings_per_day', 'policy', false, true, 64,
+    ('max_meetings_per_day', 'policy', false, true, 64, 1,
      [{'name': 'count', 'type': 'integer', 'minimum': 1, 'maximum': null}],
      'maximum meetings per day (no participant already has that many events starting that day)',
      'falls on a day when a participant already has the policy''s maximum of meetings'),
-    ('max_consecutive_minutes', 'policy', false, true, 1024,
+    ('max_consecutive_minutes', 'policy', false, true, 1024, 1,
      [{'name': 'minutes', 'type': 'integer', 'minimum': 1, 'maximum': 1440}],
      'maximum back-to-back minutes (no participant''s run of touching or overlapping events, the meeting included, may last longer)',
      'would give a participant more back-to-back meeting time than the policy allows'),
-    ('deadline', 'threads', false, false, 128, null,
+    ('deadline', 'threads', false, false, 128, 1, null,
      'deadline (the meeting ends by then)',
      'ends after the project''s deadline'),
-    ('ban', 'threads', false, false, 256, null,
+    ('ban', 'threads', false, false, 256, 1, null,
      'ban (no overlap with the banned period)',
      'overlaps a period the project''s threads rule out'),
-    ('ooo', 'threads', false, false, 512, null,
+    ('ooo', 'threads', false, false, 512, 1, null,
      'out-of-office (that participant is away: no overlap)',
      'overlaps a participant''s out-of-office time'),
-    ('participant_hours', 'calendar', false, true, 2048, null,
+    ('participant_hours', 'calendar', false, true, 2048, 4, null,
      'participants'' working hours (level 4: each participant''s own hours, in their own time zone; the meeting lies within them)',
      'is outside a participant''s working hours in their own time zone');
