@@ -8,6 +8,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from ..timestamps import zone_offset_minutes
+from .rows import horizon_days
 from .validate import Doc, Problems, dict_items, parse_moment, schema_pattern, short, text_at
 
 
@@ -25,7 +27,7 @@ class World:
     shared_names: set[str] = field(default_factory=set)   # reported at people[i].name already
     policy_ids: set[str] = field(default_factory=set)
     project_ids: set[str] = field(default_factory=set)
-    # project_id -> [((ts, message_id), tag type, params, message_id)]
+    # project_id -> [((ts, message_id), tag type, params, message_id, author_id)]
     tags_by_project: dict[str, list] = field(default_factory=dict)
 
 
@@ -102,6 +104,8 @@ class WorldChecker(Checker):
             world.project_ids = self.unique([(f"projects[{i}].project_id", text_at(p, "project_id"))
                                              for i, p in dict_items(d.get("projects"))], "project_id")
             self.check_threads(world)
+        if level == 4:
+            self.check_level4(world, dict_items(d.get("series")))
         if level >= 3:
             room_ids = self.unique([(f"rooms[{i}].room_id", text_at(r, "room_id"))
                                     for i, r in dict_items(d.get("rooms"))], "room_id")
@@ -109,6 +113,30 @@ class WorldChecker(Checker):
                 self.known(f"room_bookings[{i}].room_id", text_at(b, "room_id"), room_ids, "room")
                 self.interval(f"room_bookings[{i}]", b)
         return world
+
+    def check_level4(self, world: World, series: list[tuple[int, dict]]) -> None:
+        """Series (ids, people, intervals, exceptions) and each person's zone, whose offset from
+        the world's zone must not change inside the horizon."""
+        self.unique([(f"series[{i}].series_id", text_at(s, "series_id")) for i, s in series], "series_id")
+        for i, s in series:
+            self.known(f"series[{i}].person_id", text_at(s, "person_id"), world.person_ids, "person")
+            self.interval(f"series[{i}]", s)
+            for j, x in dict_items(s.get("exceptions")):
+                self.moment(f"series[{i}].exceptions[{j}].original_start", text_at(x, "original_start"))
+                if x.get("action") == "moved":
+                    self.interval(f"series[{i}].exceptions[{j}]", x)
+        try:
+            first, last = horizon_days(self.data)
+        except (KeyError, TypeError, ValueError):   # a bad timestamp, reported above
+            return
+        for i, person in dict_items(self.data.get("people")):
+            zone = text_at(person, "timezone")
+            if zone is None or not isinstance(self.data.get("timezone"), str):
+                continue
+            try:
+                zone_offset_minutes(self.data["timezone"], zone, first, last)
+            except (ValueError, KeyError) as exc:   # an unknown zone, or a DST change inside the horizon
+                self.error(f"people[{i}].timezone", f"{short(zone)}: {exc}")
 
     def check_policies(self, policies: list[tuple[int, dict]]) -> set[str]:
         ids = self.unique([(f"policies[{i}].policy_id", text_at(p, "policy_id")) for i, p in policies], "policy_id")
@@ -148,7 +176,8 @@ class WorldChecker(Checker):
                     if isinstance(tag.get("params"), dict):
                         self.check_tag(f"{path}.tags[{k}].params", text_at(tag, "type"), tag["params"], world)
                         said.append(((ts or dt.datetime.min, text_at(message, "message_id") or ""),
-                                     text_at(tag, "type"), tag["params"], text_at(message, "message_id")))
+                                     text_at(tag, "type"), tag["params"], text_at(message, "message_id"),
+                                     text_at(message, "author_id")))
 
     def in_directory(self, path: str, name: str | None, world: World) -> None:
         if name is not None and name not in world.person_by_name and name not in world.shared_names:
@@ -167,13 +196,21 @@ class WorldChecker(Checker):
                 self.in_directory(f"{path}.people[{n}]", name if isinstance(name, str) else None, world)
         if kind == "policy":
             self.known(f"{path}.policy_id", text_at(params, "policy_id"), world.policy_ids, "policy")
+        if kind == "owner":
+            self.in_directory(f"{path}.person_name", text_at(params, "person_name"), world)
 
 
 def latest_requirement_tags(world: World, project_id: str) -> dict[str, tuple[dict, str]]:
     """Per requirement kind, (params, message_id) of the tag in the latest message (ties: greater
-    message_id), as DESIGN.md section 3 resolves level-3 requirements."""
+    message_id), as DESIGN.md section 3 resolves level-3 requirements; at level 4 only among the
+    messages of the project's owner (the person the latest owner tag names)."""
+    said = world.tags_by_project.get(project_id, [])
+    owners = sorted((key, params.get("person_name")) for key, kind, params, _, _ in said if kind == "owner")
+    owner_id = world.person_by_name.get(owners[-1][1]) if owners else None
     latest: dict[str, tuple] = {}
-    for key, kind, params, message_id in world.tags_by_project.get(project_id, []):
+    for key, kind, params, message_id, author_id in said:
+        if world.level == 4 and author_id != owner_id:
+            continue
         if kind in REQUIREMENT_TAGS and (kind not in latest or key > latest[kind][0]):
             latest[kind] = (key, params, message_id)
     return {kind: (params, message_id) for kind, (_, params, message_id) in latest.items()}

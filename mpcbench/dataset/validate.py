@@ -131,7 +131,7 @@ def level_files(directory: Path, pattern: str, problems: Problems) -> dict[int, 
     """`pattern` like 'world_level{}.json': the level of each file matching it."""
     prefix, suffix = pattern.split("{}")
     found = {}
-    exact = re.compile(re.escape(prefix) + r"([123])" + re.escape(suffix))
+    exact = re.compile(re.escape(prefix) + "([" + "".join(map(str, LEVELS)) + "])" + re.escape(suffix))
     for path in sorted(directory.glob(prefix + "*" + suffix)):
         match = exact.fullmatch(path.name)
         if match:

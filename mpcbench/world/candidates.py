@@ -241,7 +241,8 @@ def _level3_requirement_tags(config: WorldConfig, rng: random.Random, world: dic
         kind = prose.pick(rng, ("participants", "duration", "count", "policy"))
         stale = {
             "participants": lambda: {"people": [p["name"] for p in participants[:-1]]
-                                     + [prose.pick(rng, world["people"])["name"]]},
+                                     + [prose.pick(rng, world["people"] if config.level < 4 else
+                                                   [p for p in world["people"] if p not in participants])["name"]]},
             "duration": lambda: {"minutes": prose.pick(rng, [d for d in config.instance["durations"] if d != duration])},
             "count": lambda: {"n": n + rng.choice((-1, 1, 2))},
             "policy": lambda: {"policy_id": prose.pick(rng, [p["policy_id"] for p in world["policies"] if p["policy_id"] != policy_id])},
