@@ -9,18 +9,24 @@ Deliberately naive: every 15-minute start of every day in the window is checked 
 constraint with `datetime` arithmetic and loops, nothing indexed or precomputed. It reads the
 dataset dicts (DESIGN.md section 5) and uses the instance's resolved `requirements`; level-3
 requirement tags are not re-resolved here (see `resolve_level3_requirements` for that).
+
+Level 4 (DESIGN.md's additions in docs/semantics.md): a series' occurrences are expanded here
+from its first interval and exceptions; a participant's working hours are checked on their own
+wall clock with `zoneinfo` (a conversion per candidate, not a stored offset); only the project
+owner's requirement tags count.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import zoneinfo
 from dataclasses import dataclass, field
 
 GRID = dt.timedelta(minutes=15)
 BLOCKING = ("confirmed", "tentative")
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 LEVEL_SOURCES = {1: ("calendar", "policy"), 2: ("calendar", "policy", "threads"),
-                 3: ("calendar", "policy", "threads", "rooms")}
+                 3: ("calendar", "policy", "threads", "rooms"), 4: ("calendar", "policy", "threads", "rooms")}
 CONSTRAINT_TAGS = ("deadline", "ban", "ooo")
 
 
@@ -136,6 +142,11 @@ def is_feasible_start(world, instance, scenario, start, end, events, rules, tags
             raise ValueError(f"unknown rule type {kind}")
     if any(overlaps(start, end, e_start, e_end) for e_start, e_end in events.values_flat()):
         return False
+    if scenario.calendar and instance["level"] == 4:
+        people = {p["person_id"]: p for p in world["people"]}
+        for person in participants:
+            if not in_own_hours(world["timezone"], people[person], start, end):
+                return False
     if scenario.threads:
         for _, tag in tags:
             kind, p = tag["type"], tag["params"]
@@ -147,6 +158,34 @@ def is_feasible_start(world, instance, scenario, start, end, events, rules, tags
                     and overlaps(start, end, when(p["start"]), when(p["end"]))):
                 return False
     return True
+
+
+def in_own_hours(zone: str, person: dict, start: dt.datetime, end: dt.datetime) -> bool:
+    """Level 4: the meeting, read on the person's own wall clock, lies in their working hours."""
+    here, there = zoneinfo.ZoneInfo(zone), zoneinfo.ZoneInfo(person["timezone"])
+    local_start = start.replace(tzinfo=here).astimezone(there).replace(tzinfo=None)
+    local_end = end.replace(tzinfo=here).astimezone(there).replace(tzinfo=None)
+    hours = person["working_hours"]
+    return clock(local_start.date(), hours["start"]) <= local_start and local_end <= clock(local_start.date(), hours["end"])
+
+
+def series_events(world: dict) -> list[dict]:
+    """Level 4: every occurrence of every series as an event: occurrence k is k * every_days days
+    after the first; an exception cancels it or gives it another interval."""
+    found = []
+    for s in world.get("series", []):
+        for k in range(s["occurrences"]):
+            shift = dt.timedelta(days=k * s["every_days"])
+            start, end, status = when(s["start"]) + shift, when(s["end"]) + shift, s["status"]
+            for x in s["exceptions"]:
+                if when(x["original_start"]) == start:
+                    if x["action"] == "cancelled":
+                        status = "cancelled"
+                    else:
+                        start, end = when(x["start"]), when(x["end"])
+            found.append({"person_id": s["person_id"], "start": start.isoformat(), "end": end.isoformat(),
+                          "status": status})
+    return found
 
 
 def run_length(start: dt.datetime, end: dt.datetime, spans: list) -> dt.timedelta:
@@ -169,7 +208,7 @@ class Events:
     def __init__(self, world: dict, participants: list[str], keep: bool):
         self.by_person = {person: [] for person in participants}
         if keep:
-            for e in world["events"]:
+            for e in world["events"] + series_events(world):
                 if e["person_id"] in self.by_person and e["status"] in BLOCKING:
                     self.by_person[e["person_id"]].append((when(e["start"]), when(e["end"])))
 
@@ -218,7 +257,7 @@ def solve(world: dict, instance: dict, scenario: Scenario = Scenario()) -> Answe
     rules = policy_rules(world, req["policy_id"])
     events = Events(world, req["participants"], scenario.calendar)
     tags = project_tags(world, instance)
-    uses_rooms = instance["level"] == 3 and scenario.rooms
+    uses_rooms = instance["level"] >= 3 and scenario.rooms
     bookings = bookings_by_room(world)
     candidates = []
     for start in window_starts(instance):
@@ -249,10 +288,17 @@ def necessity(world: dict, instance: dict) -> dict[str, bool]:
 
 def resolve_level3_requirements(world: dict, instance: dict) -> dict:
     """Level-3 requirements from the project's thread tags: the latest message wins per kind
-    (ties: greater message_id); names through the directory; tie_break defaults to room_id."""
+    (ties: greater message_id); names through the directory; tie_break defaults to room_id. At
+    level 4 only the messages of the owner (named by the latest owner tag) count."""
+    said = project_tags(world, instance)
+    owners = sorted(((when(m["ts"]), m["message_id"]), tag["params"]["person_name"])
+                    for m, tag in said if tag["type"] == "owner")
+    owner_id = {p["name"]: p["person_id"] for p in world["people"]}.get(owners[-1][1]) if owners else None
     latest: dict[str, tuple[tuple[dt.datetime, str], dict]] = {}
-    for message, tag in project_tags(world, instance):
-        if tag["type"] in CONSTRAINT_TAGS:
+    for message, tag in said:
+        if tag["type"] in CONSTRAINT_TAGS or tag["type"] == "owner":
+            continue
+        if instance["level"] == 4 and message["author_id"] != owner_id:
             continue
         key = (when(message["ts"]), message["message_id"])
         if tag["type"] not in latest or key > latest[tag["type"]][0]:

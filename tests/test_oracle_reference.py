@@ -31,6 +31,9 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 FEATURES = ("video", "whiteboard", "phone")
 BUILDINGS = ("North", "South")
 PROJECTS = ("PRJ-1", "PRJ-2", "PRJ-3")
+# Level-4 home zones whose offset from Berlin stays fixed over the test weeks (New York's changes on
+# 2026-03-08); Kolkata's is not a multiple of 15 minutes.
+ZONES = ("Europe/Berlin", "Europe/London", "Asia/Kolkata")
 
 
 def ts(moment: dt.datetime) -> str:
@@ -110,7 +113,7 @@ def constraint_tags(draw, level, aims):
     if kind == "ban":
         return {"type": "ban", "params": {"start": ts(start), "end": ts(end)}}
     person = draw(st.sampled_from(PEOPLE))
-    who = {"person_name": person["name"]} if level == 3 else {"person_id": person["person_id"]}
+    who = {"person_name": person["name"]} if level >= 3 else {"person_id": person["person_id"]}
     return {"type": "ooo", "params": {**who, "start": ts(start), "end": ts(end)}}
 
 
@@ -139,7 +142,7 @@ def threads(draw, level, aims):
         for _ in range(draw(st.integers(1, 4))):
             counter += 1
             tags = draw(st.lists(constraint_tags(level, aims), max_size=2))
-            if level == 3:
+            if level >= 3:
                 tags += draw(st.lists(requirement_tags(), max_size=1))
             messages.append({"message_id": f"m{counter:03d}", "author_id": draw(st.sampled_from(PERSON_IDS)),
                              "ts": ts(draw(moments(-20, 0))), "text": "(text)", "tags": tags})
@@ -171,7 +174,7 @@ def instances(draw, level, world_id, number):
     last = first + dt.timedelta(days=draw(st.integers(0, 2)))
     now = dt.datetime.combine(first, dt.time()) + dt.timedelta(minutes=draw(st.integers(-3 * 1440, 1440)))
     room = None
-    if level == 3 and draw(st.booleans()):
+    if level >= 3 and draw(st.booleans()):
         room = {"min_capacity": draw(st.none() | st.integers(1, 5)),
                 "features": sorted(draw(st.lists(st.sampled_from(FEATURES), max_size=1, unique=True))),
                 "building": draw(st.none() | st.sampled_from(BUILDINGS))}
@@ -180,10 +183,10 @@ def instances(draw, level, world_id, number):
         "duration_min": draw(st.sampled_from([15, 20, 30, 45, 50, 60, 90, 120])),
         "n": draw(st.integers(1, 6)),
         "policy_id": draw(st.sampled_from(["POL-A", "POL-B"])),
-        "tie_break": draw(st.sampled_from(["room_id", "capacity"])) if level == 3 else None,
+        "tie_break": draw(st.sampled_from(["room_id", "capacity"])) if level >= 3 else None,
         "room": room,
     }
-    given = {} if level == 3 else {k: requirements[k] for k in ("participants", "duration_min", "n", "policy_id")}
+    given = {} if level >= 3 else {k: requirements[k] for k in ("participants", "duration_min", "n", "policy_id")}
     return {"instance_id": f"{world_id}-i{number}", "level": level, "world_id": world_id,
             "prompt": "(random)", "now": ts(now), "window": {"start": first.isoformat(), "end": last.isoformat()},
             "given": given, "project_id": None if level == 1 else draw(st.just(PROJECTS[0]) | st.sampled_from(PROJECTS)),
@@ -214,9 +217,44 @@ def worlds(draw, level):
         world["policy_docs"] = [{"doc_id": "doc-1", "title": "Handbook", "text": "(rules)"}]
         world["projects"] = [{"project_id": p, "name": p} for p in PROJECTS]
         world["threads"] = draw(threads(level, aims))
-    if level == 3:
+    if level >= 3:
         world["rooms"], world["room_bookings"] = draw(rooms_and_bookings(aims))
+    if level == 4:
+        world["people"], world["series"] = draw(level4_parts(aims))
     return world, insts
+
+
+@st.composite
+def level4_parts(draw, aims):
+    """Level 4: each person's home zone and working hours, and recurring series with cancelled
+    and moved occurrences (aimed, like events, near the instances' first starts)."""
+    people = []
+    for person in PEOPLE:
+        start = draw(st.integers(0, 64).map(lambda q: 15 * q) | st.integers(0, 16 * 60))
+        length = draw(st.integers(60, 24 * 60 - start))
+        people.append({**person, "timezone": draw(st.sampled_from(ZONES)),
+                       "working_hours": {"start": hhmm(start), "end": hhmm(start + length)}})
+    series = []
+    for i in range(draw(st.integers(0, 6))):
+        start, end = draw(spans(max_minutes=180, aims=aims))
+        first = start - dt.timedelta(days=draw(st.integers(0, 3)) * 1)
+        every = draw(st.sampled_from([1, 2, 7]))
+        count = draw(st.integers(1, 3))   # the last occurrence stays before 2026-03-29 (DST in Berlin)
+        shift = start - first
+        exceptions = []
+        for k in sorted(draw(st.lists(st.integers(0, count - 1), max_size=2, unique=True))):
+            original = ts(first + dt.timedelta(days=every * k))
+            if draw(st.booleans()):
+                exceptions.append({"original_start": original, "action": "cancelled", "start": None, "end": None})
+            else:
+                moved, moved_end = draw(spans(max_minutes=120, aims=aims))
+                exceptions.append({"original_start": original, "action": "moved",
+                                   "start": ts(moved), "end": ts(moved_end)})
+        series.append({"series_id": f"s{i:02d}", "person_id": draw(st.sampled_from(PERSON_IDS)),
+                       "start": ts(first), "end": ts(end - shift), "every_days": every, "occurrences": count,
+                       "status": draw(st.sampled_from(["confirmed", "tentative", "cancelled"])),
+                       "title": "Weekly", "exceptions": exceptions})
+    return people, series
 
 
 def first_start(instance: dict, pols: list[dict]) -> dt.datetime:
@@ -255,24 +293,24 @@ def assert_oracles_agree(con, world_instances: list[tuple[dict, list[dict]]]) ->
 @settings(max_examples=HUNT_EXAMPLES or 60, deadline=None, derandomize=not HUNT_EXAMPLES,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.data_too_large])
-@given(l1=worlds(1), l2=worlds(2), l3=worlds(3))
-def test_random_worlds_match_reference(warehouse, l1, l2, l3):
+@given(l1=worlds(1), l2=worlds(2), l3=worlds(3), l4=worlds(4))
+def test_random_worlds_match_reference(warehouse, l1, l2, l3, l4):
     """One example = a random world per level, each with 1-3 instances, in one warehouse."""
     clear(warehouse)
-    load(warehouse, [w for w, _ in (l1, l2, l3)], [i for _, insts in (l1, l2, l3) for i in insts])
-    assert_oracles_agree(warehouse, [l1, l2, l3])
+    load(warehouse, [w for w, _ in (l1, l2, l3, l4)], [i for _, insts in (l1, l2, l3, l4) for i in insts])
+    assert_oracles_agree(warehouse, [l1, l2, l3, l4])
 
 
 @pytest.fixture(scope="module")
 def real_build(tmp_path_factory):
     path = tmp_path_factory.mktemp("build") / "x.duckdb"
-    build.build(path, (1, 2, 3), instances=15, worlds_dir=WORLDS_DIR)
+    build.build(path, (1, 2, 3, 4), instances=15, worlds_dir=WORLDS_DIR)
     con = db.connect(path, read_only=True)
     yield con
     con.close()
 
 
-@pytest.mark.parametrize("level", [1, 2, 3])
+@pytest.mark.parametrize("level", [1, 2, 3, 4])
 def test_real_build_matches_reference(real_build, level):
     con = real_build
     insts = rows.dump_instances(con, level)
@@ -288,5 +326,5 @@ def test_real_build_matches_reference(real_build, level):
         reference_needed = ref.necessity(world, instance)
         assert needed[instance["instance_id"]] == reference_needed, instance["instance_id"]
         assert all(reference_needed.values()), instance["instance_id"]
-        if level == 3:
+        if level >= 3:
             assert ref.resolve_level3_requirements(world, instance) == instance["requirements"]
