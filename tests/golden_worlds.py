@@ -42,9 +42,17 @@ def hours(start="09:00", end="11:00"):
     return ("working_hours", {"start": start, "end": end})
 
 
-def message(message_id, ts, *tags):
-    return {"message_id": message_id, "author_id": "p1", "ts": ts, "text": "(tagged message)",
+def message(message_id, ts, *tags, author_id="p1"):
+    return {"message_id": message_id, "author_id": author_id, "ts": ts, "text": "(tagged message)",
             "tags": [{"type": kind, "params": params} for kind, params in tags]}
+
+
+def series(series_id, person_id, start, end, every_days, occurrences, *exceptions, status="confirmed"):
+    """Level 4: a recurring event; exceptions are ("cancelled", original) or ("moved", original, start, end)."""
+    return {"series_id": series_id, "person_id": person_id, "start": start, "end": end,
+            "every_days": every_days, "occurrences": occurrences, "status": status, "title": "Weekly",
+            "exceptions": [{"original_start": x[1], "action": x[0], "start": x[2] if len(x) > 2 else None,
+                            "end": x[3] if len(x) > 2 else None} for x in exceptions]}
 
 
 def thread(thread_id, project_id, *messages):
@@ -61,9 +69,11 @@ def booking(room_id, start, end, day=DAY):
     return {"room_id": room_id, "start": at(start, day), "end": at(end, day)}
 
 
-def requirement_thread(project_id, requirements: dict) -> dict:
-    """Level-3 requirement tags that resolve to exactly `requirements` (so worlds are consistent)."""
-    tags = [
+def requirement_thread(project_id, requirements: dict, level: int = 3) -> dict:
+    """Level-3 requirement tags that resolve to exactly `requirements` (so worlds are consistent);
+    at level 4 the first names the owner, Ada Lovelace (p1), who writes them all."""
+    tags = [("owner", {"person_name": NAMES["p1"]})] if level == 4 else []
+    tags += [
         ("participants", {"people": [NAMES[p] for p in requirements["participants"]]}),
         ("duration", {"minutes": requirements["duration_min"]}),
         ("count", {"n": requirements["n"]}),
@@ -98,35 +108,43 @@ class Case:
     expected: list = field(default_factory=list)      # [(start, room_id or None)], ranked
     n: int | None = None
     necessity: dict | None = None                     # hand-worked necessity, where given
+    zones: dict = field(default_factory=dict)         # level 4: person_id -> (timezone, start, end)
+    series: list = field(default_factory=list)        # level 4
 
     @property
     def requirements(self) -> dict:
         return {"participants": list(self.participants), "duration_min": self.duration_min,
                 "n": self.n if self.n is not None else len(self.expected),
                 "policy_id": self.policy_id,
-                "tie_break": self.tie_break if self.level == 3 else None,
-                "room": self.room_needs if self.level == 3 else None}
+                "tie_break": self.tie_break if self.level >= 3 else None,
+                "room": self.room_needs if self.level >= 3 else None}
 
     def world(self) -> dict:
         w = {"world_id": f"golden-{self.name}", "level": self.level, "seed": 0,
              "timezone": "Europe/Berlin", "people": PEOPLE, "events": self.events,
              "policies": self.policies}
+        if self.level == 4:   # everyone works around the clock in Berlin unless the case says otherwise
+            w["people"] = [{**p, "timezone": self.zones.get(p["person_id"], ("Europe/Berlin",))[0],
+                            "working_hours": dict(zip(("start", "end"), self.zones.get(p["person_id"],
+                                                                                       (None, "00:00", "23:59"))[1:]))}
+                           for p in PEOPLE]
+            w["series"] = self.series
         if self.level >= 2:
             threads = list(self.threads)
-            if self.level == 3:
-                threads.append(requirement_thread("PRJ-1", self.requirements))
+            if self.level >= 3:
+                threads.append(requirement_thread("PRJ-1", self.requirements, self.level))
             w["policy_docs"] = [{"doc_id": "doc-1", "title": "Handbook", "text": "(rules)"}]
             w["projects"] = [{"project_id": p, "name": f"Project {p}"}
                              for p in ("PRJ-1", *self.extra_projects)]
             w["threads"] = threads
-        if self.level == 3:
+        if self.level >= 3:
             w["rooms"] = self.rooms
             w["room_bookings"] = self.bookings
         return w
 
     def instance(self) -> dict:
         req = self.requirements
-        given = {} if self.level == 3 else {
+        given = {} if self.level >= 3 else {
             k: req[k] for k in ("participants", "duration_min", "n", "policy_id")}
         return {"instance_id": f"G-{self.name}", "level": self.level,
                 "world_id": f"golden-{self.name}", "prompt": "(golden)", "now": self.now,
@@ -363,6 +381,28 @@ CASES = [
                          message("m3", "2026-02-19T11:00",
                                  ("ooo", {"person_name": "Grace Hopper", "start": at("09:00"), "end": at("11:00")})))],
          expected=starts("09:00", "09:15", "09:30", "10:30", room_id="R-1")),
+    # Level 4, participant_hours: Ada works 13:40-23:00 in Kolkata (4h30 ahead of Berlin in March:
+    # 09:10-18:30 Berlin), Alan 08:15-09:45 in London (an hour behind: 09:15-10:45 Berlin). A
+    # 30-minute meeting: 09:00 starts at 13:30 for Ada (too early); 10:30 ends 10:00 London, after
+    # Alan's 09:45 end of work; 09:15-10:15 fit both. Without the calendar every start is back.
+    Case("participant_hours_own_zones", level=4,
+         zones={"p1": ("Asia/Kolkata", "13:40", "23:00"), "p2": ("Europe/London", "08:15", "09:45")},
+         rooms=[room("R-1", 10)],
+         expected=starts("09:15", "09:30", "09:45", "10:00", "10:15", room_id="R-1"),
+         necessity={"calendar": True, "policy": False, "threads": False, "rooms": False}),
+    # Level 4, recurring events: Ada's weekly 09:00-09:30 (from 02-23) has its 03-02 occurrence
+    # cancelled; Alan's weekly 10:00-10:30 (from 02-16) has its 03-02 occurrence moved to
+    # 09:30-10:00 (kills 09:15, 09:30, 09:45); Ada's tentative one-off series at 10:30-11:00 kills
+    # 10:15 and 10:30. Left: 09:00 and 10:00 (touching the moved occurrence and the series).
+    Case("series_cancelled_and_moved", level=4,
+         series=[series("s1", "p1", "2026-02-23T09:00", "2026-02-23T09:30", 7, 3, ("cancelled", at("09:00"))),
+                 series("s2", "p2", "2026-02-16T10:00", "2026-02-16T10:30", 7, 3,
+                        ("moved", at("10:00"), at("09:30"), at("10:00"))),
+                 series("s3", "p1", at("10:30"), at("11:00"), 7, 1, status="tentative"),
+                 series("s4", "p2", at("09:00"), at("10:00"), 7, 2, status="cancelled")],
+         rooms=[room("R-1", 10)],
+         expected=starts("09:00", "10:00", room_id="R-1"),
+         necessity={"calendar": True, "policy": False, "threads": False, "rooms": False}),
     # Ranking across days and truncation to N: earliest first, first N only.
     Case("ranking_truncated", window=("2026-03-02", "2026-03-03"),
          policies=[policy("POL-A", hours("09:00", "09:45"))],
