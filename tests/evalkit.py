@@ -35,7 +35,7 @@ def default_db(tmp_path_factory) -> Path:
     with _LOCK:
         if key not in _BUILT:
             path = tmp_path_factory.mktemp("default") / "default.duckdb"
-            build.build(path, (1, 2, 3), worlds_dir=WORLDS_DIR)
+            build.build(path, (1, 2, 3, 4), worlds_dir=WORLDS_DIR)
             _BUILT[key] = path
     return _BUILT[key]
 

@@ -35,7 +35,7 @@ def scripted_rows(con):
 
 def test_the_default_build_has_every_level(con):
     counts = dict(con.execute("select level, count(*) from instances group by level").fetchall())
-    assert set(counts) == {1, 2, 3} and min(counts.values()) >= 100
+    assert set(counts) == {1, 2, 3, 4} and min(counts[level] for level in (1, 2, 3)) >= 100 and counts[4] >= 50
 
 
 def test_scripted_agent_gets_exact_match_on_every_instance(scripted_rows):
@@ -44,12 +44,12 @@ def test_scripted_agent_gets_exact_match_on_every_instance(scripted_rows):
     assert misses == []
     assert all(r["parse_ok"] and r["tool_errors"] == 0 for r in scripted_rows)
     by_level = {s["level"]: s for s in summarize(scripted_rows)}
-    assert all(by_level[level]["f1"] == 1.0 and by_level[level]["em"] == 1.0 for level in (1, 2, 3))
+    assert all(by_level[level]["f1"] == 1.0 and by_level[level]["em"] == 1.0 for level in (1, 2, 3, 4))
 
 
 def test_scripted_agent_needs_more_steps_at_higher_levels(scripted_rows):
     steps = {s["level"]: s["tool_calls"] for s in summarize(scripted_rows)}
-    assert steps[1] < steps[2] < steps[3]
+    assert steps[1] < steps[2] < steps[3] < steps[4]
     assert steps[3] >= 5  # the matrix: level 3 needs 5+ retrieval steps
 
 
@@ -74,7 +74,7 @@ def test_scripted_agent_works_through_the_environment_protocol_only(con):
                 "..episode.toolfiles"} & imported, imported
     agent = make_agent("scripted")
     assert agent.name == "scripted" and inspect.iscoroutinefunction(agent.run)
-    for instance_id in ("L1-0001", "L2-0001", "L3-0001"):
+    for instance_id in ("L1-0001", "L2-0001", "L3-0001"):   # level 4 needs the hidden path (test_level4)
         with ToolEnvironment(con, instance_id) as inner:
             env = NarrowEnvironment(inner)
             output = asyncio.run(agent.run(env))
@@ -93,14 +93,14 @@ def test_episodes_are_independent_and_can_run_concurrently(con):
 def test_calendar_only_fails_where_the_necessity_rule_says_it_must(con):
     rows = run_offline(con, "calendar-only")
     by_level = {s["level"]: s for s in summarize(rows)}
-    assert by_level[2]["em"] == 0 and by_level[3]["em"] == 0
+    assert by_level[2]["em"] == 0 and by_level[3]["em"] == 0 and by_level[4]["em"] == 0
     assert by_level[1]["em"] <= 0.05  # the policy matters at level 1 too
     assert all(s["f1"] < 0.5 for s in by_level.values())
     assert all(r["parse_ok"] for r in rows)
 
 
 def test_calendar_only_reads_calendars_and_nothing_else(con):
-    for instance_id in ("L1-0001", "L2-0001", "L3-0001"):
+    for instance_id in ("L1-0001", "L2-0001", "L3-0001"):   # level 4 needs the hidden path (test_level4)
         with ToolEnvironment(con, instance_id) as env:
             asyncio.run(baselines.CalendarOnlyAgent().run(env))
             assert {c.tool for c in env.trace} <= {"get_busy_intervals" if env.level == 1 else "list_events"}

@@ -25,16 +25,21 @@ WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 
 # What a tool query may read: the source tables the generator fills (minus the answer key) ...
 SOURCE_TABLES = {"worlds", "people", "events", "policies", "policy_rules", "policy_docs", "projects",
-                 "threads", "messages", "message_tags", "rooms", "room_bookings"}
-# ... and never these, nor anything derived from them.
+                 "threads", "messages", "rooms", "room_bookings", "person_hours", "event_series",
+                 "event_series_exceptions"}
+# ... and never these, nor anything derived from them. message_tags holds the facts that level-4
+# text states in prose only (at levels 2-3 the text carries them as tags anyway).
 FORBIDDEN = {"instances", "requirements", "requirement_participants", "build_stats", "build_info",
-             "constraint_kinds", "level_sources"}
+             "constraint_kinds", "level_sources", "message_tags"}
+# A level-4 tool may not read the policy rules either: the level-4 handbook states them in prose.
+FORBIDDEN_AT_LEVEL4 = {"policy_rules"}
 FORBIDDEN_PREFIXES = ("int_", "oracle_", "mat_", "grading_")
 
 LEVEL1 = {"get_current_time", "get_busy_intervals", "list_policies", "get_policy"}
 LEVEL2 = {"get_current_time", "list_events", "list_policies", "search_policy_docs", "read_policy_doc",
           "list_projects", "list_threads", "read_thread", "search_messages"}
 LEVEL3 = LEVEL2 | {"search_people", "get_person", "list_rooms", "get_room_availability"}
+LEVEL4 = LEVEL3 | {"list_recurring_events", "get_working_hours"}
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +94,9 @@ def test_catalogs_follow_the_level_design_matrix():
     assert {t.name for t in catalog(1)} == LEVEL1
     assert {t.name for t in catalog(2)} == LEVEL2
     assert {t.name for t in catalog(3)} == LEVEL3
+    assert {t.name for t in catalog(4)} == LEVEL4
     with pytest.raises(ValueError):
-        catalog(4)
+        catalog(5)
 
 
 @pytest.mark.parametrize("name", sorted(all_tools()))
@@ -206,6 +212,8 @@ def test_tool_queries_read_source_tables_only(name):
     tool = all_tools()[name]
     for sql in filter(None, (tool.sql, tool.exists_sql)):
         assert leaks(sql) == set(), f"{name} reads {leaks(sql)}"
+        if 4 in tool.levels:
+            assert not reachable_tables(sql) & FORBIDDEN_AT_LEVEL4, f"{name} (level 4) reads the policy rules"
 
 
 @pytest.mark.parametrize("sql", [

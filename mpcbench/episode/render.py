@@ -22,6 +22,8 @@ def _plain(value) -> object:
         return value.isoformat()
     if isinstance(value, list):
         return [_plain(item) for item in value]
+    if isinstance(value, dict):   # a struct (list_recurring_events' exceptions)
+        return {key: _plain(item) for key, item in value.items()}
     return value
 
 

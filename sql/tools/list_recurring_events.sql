@@ -15,12 +15,8 @@ with exceptions as (
     select
         world_id,
         series_id,
-        to_json(list(json_object(
-            'original_start', strftime(original_start, '%Y-%m-%dT%H:%M'),
-            'action', action,
-            'start', strftime(starts_at, '%Y-%m-%dT%H:%M'),
-            'end', strftime(ends_at, '%Y-%m-%dT%H:%M')
-        ) order by original_start)) as exceptions
+        list({'original_start': original_start, 'action': action, 'start': starts_at, 'end': ends_at}
+            order by original_start) as exceptions
     from event_series_exceptions
     where world_id = $world_id
     group by world_id, series_id
@@ -34,7 +30,7 @@ select
     s.every_days,
     s.occurrences,
     s.status,
-    coalesce(x.exceptions, cast('[]' as json)) as exceptions
+    coalesce(x.exceptions, []) as exceptions
 from event_series as s
 left join exceptions as x on x.world_id = s.world_id and x.series_id = s.series_id
 where s.world_id = $world_id and s.person_id = $person_id

@@ -1,0 +1,174 @@
+"""A regex reader of level-4 prose (issue 9: "a regex-over-one-template agent must fail").
+
+`RegexEnvironment` wraps an episode's environment and answers the scripted solver's two hidden
+calls (`hidden_message_tags`, `hidden_policy_rules`) from the *text* the tools return instead of
+the hidden tables: every message of a thread and the handbook are matched against regular
+expressions made from the prose templates of `mpcbench/world/prose.py`. With `first_only` it
+knows only the first phrasing of each fact kind (what a regex written against one example
+message would catch); with every phrasing it is the positive control, showing that the prose
+states every fact. Everything else is the scripted solver, unchanged.
+
+    env = RegexEnvironment(ToolEnvironment(con, "L4-0001"), first_only=True)
+    found = scripted.plan(env)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import string
+
+from mpcbench.world import prose
+
+_DAY = r"\w{3} \d{4}-\d{2}-\d{2}"
+_FIELDS = {
+    "day": rf"(?P<day>{_DAY})", "start": r"(?P<start>\d{2}:\d{2})", "end": r"(?P<end>\d{2}:\d{2})",
+    "end_by": rf"(?P<end_by>{_DAY} \d{{2}}:\d{{2}})", "when": rf"(?P<when>{_DAY}(?: \d{{2}}:\d{{2}}–\d{{2}}:\d{{2}})?)",
+    "name": r"(?P<name>[A-Z][\w'-]* [A-Z][\w'-]*)",
+    "reason": r".+?", "value": r"(?P<value>.+?)", "label": r".+?", "minutes": r"(?P<minutes>\d+)",
+    "hours": r"(?P<hours>\d+)", "count": r"(?P<count>\d+)", "weekdays_text": r"(?P<weekdays_text>.+?)",
+}
+_WHEN = re.compile(rf"^(?P<day>{_DAY})(?: (?P<start>\d{{2}}:\d{{2}})–(?P<end>\d{{2}}:\d{{2}}))?$")
+
+
+def template_regex(template: str) -> re.Pattern:
+    """The template as a regex: literal text escaped, each {field} a group, the tag left out. A
+    field used twice matches the same text again."""
+    out, seen = [], set()
+    for literal, name, _, _ in string.Formatter().parse(template.replace(" {tag}", "").replace("{tag}", "")):
+        out.append(re.escape(literal))
+        if name:
+            out.append(f"(?P={name})" if name in seen and name in _FIELDS and "?P<" in _FIELDS[name]
+                       else _FIELDS[name])
+            seen.add(name)
+    return re.compile("".join(out) + r"\s*$", re.IGNORECASE)
+
+
+def _at(day_text: str, hhmm: str) -> str:
+    return f"{day_text.split()[1]}T{hhmm}"
+
+
+def _room(value: str) -> dict:
+    if value == "anything that fits everyone":
+        return {}
+    need = {}
+    for part in value.split(", "):
+        if m := re.fullmatch(r"at least (\d+) seats", part):
+            need["min_capacity"] = int(m.group(1))
+        elif part.startswith("with "):
+            need["features"] = part[5:].split(" and ")
+        elif part.startswith("in "):
+            need["building"] = part[3:]
+    return need
+
+
+def _fact(kind: str, m: re.Match) -> dict:
+    """The tag params a match of `kind`'s template says."""
+    g = m.groupdict()
+    if kind == "ban":
+        return {"start": _at(g["day"], g["start"]), "end": _at(g["day"], g["end"])}
+    if kind == "ooo":
+        when = _WHEN.match(g["when"])
+        if when is None:
+            raise ValueError(g["when"])
+        if when["start"]:
+            start, end = _at(when["day"], when["start"]), _at(when["day"], when["end"])
+        else:
+            day = dt.date.fromisoformat(when["day"].split()[1])
+            start, end = f"{day}T00:00", f"{day + dt.timedelta(days=1)}T00:00"
+        return {"person_name": g["name"], "start": start, "end": end}
+    if kind == "deadline":
+        day, hhmm = g["end_by"].rsplit(" ", 1)
+        return {"end_by": _at(day, hhmm)}
+    if kind == "owner":
+        return {"person_name": g["name"]}
+    value = g["value"]
+    return {"participants": lambda: {"people": value.split(", ")},
+            "duration": lambda: {"minutes": int(value)},
+            "count": lambda: {"n": int(value)},
+            "policy": lambda: {"policy_id": value},
+            "tie_break": lambda: {"rule": "capacity" if value == "the smallest room that fits" else "room_id"},
+            "room": lambda: _room(value)}[kind]()
+
+
+def _rule(kind: str, m: re.Match) -> dict:
+    g = m.groupdict()
+    if kind in ("working_hours", "blackout"):
+        return {"start": g["start"], "end": g["end"]}
+    if kind == "no_meeting_weekdays":
+        text = g["weekdays_text"]
+        return {"weekdays": [w for part in text.split(" and ") for w in part.split(", ")]}
+    key = {"buffer": "minutes", "max_consecutive_minutes": "minutes", "min_notice": "hours",
+           "max_meetings_per_day": "count"}[kind]
+    return {key: int(g[key])}
+
+
+class RegexEnvironment:
+    """The episode's environment, with the hidden path replaced by regexes over the text."""
+
+    def __init__(self, env, first_only: bool):
+        self.inner = env
+        self.instance_id, self.level, self.n_given = env.instance_id, env.level, env.n_given
+        self.prompt, self.request, self.trace, self.tools = env.prompt, env.request, env.trace, env.tools
+        pick = (lambda options: options[:1]) if first_only else (lambda options: options)
+        facts = {"ban": prose.BAN_TEXT, "ooo": prose.OOO_TEXT, "deadline": prose.DEADLINE_TEXT,
+                 "owner": prose.OWNER_TEXT, **prose.REQUIREMENT_TEXT}
+        revise = [""] + [re.escape(r) for r in pick(prose.REVISION_TEXT)]
+        self.facts = [(kind, re.compile(f"^(?:{'|'.join(revise)})" + template_regex(t).pattern, re.IGNORECASE))
+                      for kind, templates in facts.items() for t in pick(templates)]
+        self.rules = [(kind, template_regex(t)) for kind, templates in prose.RULE_PROSE.items()
+                      for t in pick(templates + prose.RULE_PROSE_MORE[kind])]
+
+    def call(self, name, arguments=None, *, turn=1):
+        return self.inner.call(name, arguments, turn=turn)
+
+    def _messages(self) -> dict[str, str]:
+        """message_id -> text of every message the trace has read (read_thread pages)."""
+        texts: dict[str, str] = {}
+        head = re.compile(r"^\[\w{3} \d{4}-\d{2}-\d{2} \d{2}:\d{2}\] .+ \(([^()\s]+)\)$")
+        for call in self.trace:
+            if call.tool != "read_thread" or call.error:
+                continue
+            current = None
+            for line in call.result.splitlines():
+                if m := head.match(line):
+                    current = m.group(1)
+                    texts[current] = ""
+                elif line.startswith("  ") and current:
+                    texts[current] += line[2:]
+        return texts
+
+    def hidden_message_tags(self, message_ids):
+        texts = self._messages()
+        found = {}
+        for message_id in message_ids:
+            for kind, pattern in self.facts:
+                m = pattern.match(texts.get(message_id, ""))
+                if m:
+                    try:
+                        found[message_id] = [(kind, _fact(kind, m))]
+                    except (ValueError, KeyError):
+                        continue
+                    break
+        return found
+
+    def hidden_policy_rules(self, policy_id):
+        pages = []
+        for doc in json.loads(self.call("search_policy_docs", {"query": policy_id}))["documents"]:
+            page = 1
+            while True:
+                text = self.call("read_policy_doc", {"doc_id": doc["doc_id"], "page": page})
+                if text.startswith("error:"):
+                    break
+                lines = text.splitlines()[1:]   # the page header, then the text, then a trailer in brackets
+                pages.append("\n".join(line for line in lines if not (line.startswith("[") and line.endswith("]"))))
+                page += 1
+        section = "\n".join(pages).split(f"## Policy {policy_id}:", 1)[-1].split("\n## ", 1)[0]
+        rules = {}
+        for paragraph in section.split("\n\n"):
+            for kind, pattern in self.rules:
+                if m := pattern.match(paragraph.strip()):
+                    rules[kind] = _rule(kind, m)
+                    break
+        return rules
