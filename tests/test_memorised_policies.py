@@ -23,7 +23,7 @@ from mpcbench.warehouse import build, db
 
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 INSTANCES = 40
-ALLOWED_TOOLS = {"get_busy_intervals", "list_events", "get_current_time"}  # the calendar tool: L1, L2+
+ALLOWED_TOOLS = {"get_busy_intervals", "list_events", "list_recurring_events", "get_current_time"}  # calendars: L1, L2+, L4
 SECRET = "a secret this test never writes anywhere"
 
 
@@ -96,8 +96,8 @@ def scores(con, agent: OfflineAgent) -> dict[int, tuple[float, float]]:
 def builds(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("memorised")
     paths = {"dev": tmp / "dev.duckdb", "test": tmp / "test.duckdb"}
-    build.build(paths["dev"], (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR)
-    build.build(paths["test"], (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR,
+    build.build(paths["dev"], (1, 2, 3, 4), instances=INSTANCES, worlds_dir=WORLDS_DIR)
+    build.build(paths["test"], (1, 2, 3, 4), instances=INSTANCES, worlds_dir=WORLDS_DIR,
                 split="test", secret=SECRET)
     cons = {name: db.connect(path, read_only=True) for name, path in paths.items()}
     yield cons
@@ -127,6 +127,6 @@ def test_memorised_policies_solve_level_1_of_the_dev_build(table):
 
 def test_memorised_policies_fall_to_the_calendar_only_baseline_on_the_test_split(table):
     memorised, calendar = table["test", "memorised-policy"], table["test", "calendar-only"]
-    for level in (1, 2, 3):
+    for level in (1, 2, 3, 4):
         assert memorised[level][0] <= calendar[level][0] + 0.1, (level, memorised, calendar)
         assert memorised[level][1] <= calendar[level][1] + 0.05, (level, memorised, calendar)
