@@ -3,7 +3,9 @@ relabel them with the warehouse loader and the SQL views; the gold answers must 
 up to the transformation. Renaming every id and person consistently (order kept, so that the
 room tie-break by room_id is the same), shifting the whole world by a week, reordering the
 messages of every thread (times kept), adding a cancelled event over every gold start, or
-adding an unrelated project whose threads ban every gold start."""
+adding an unrelated project whose threads ban every gold start. Level 4 adds two: writing every
+recurring series out as single events, and moving a person's home zone together with their hours
+(an hour west, hours an hour earlier on their clock). A tiny build of all four levels."""
 
 from __future__ import annotations
 
@@ -12,23 +14,35 @@ import datetime as dt
 import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 
 from mpcbench.dataset.export import oracle_lines
 from mpcbench.dataset.rows import dump_instances, dump_world, load_dataset
 from mpcbench.timestamps import timestamp_text
-from mpcbench.warehouse import db
+from mpcbench.warehouse import build, db
 from mpcbench.world.tags import render_tag
 
-ID = re.compile(r"\b(?:PRJ-[0-9a-f]{6}(?:-[tm][0-9a-f]+)?|p-[0-9a-f]{6}|ev-[0-9a-f]{6}|[A-Z]-\d{3})\b")
+ID = re.compile(r"\b(?:PRJ-[0-9a-f]{6}(?:-[tm][0-9a-f]+)?|p-[0-9a-f]{6}|ev-[0-9a-f]{6}|ser-[0-9a-f]{6}|[A-Z]-\d{3})\b")
+LEVELS = (1, 2, 3, 4)
+WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
+
+
+@pytest.fixture(scope="module")
+def con(tmp_path_factory):
+    path = tmp_path_factory.mktemp("metamorphic") / "tiny4.duckdb"
+    build.build(path, LEVELS, instances=4, worlds_dir=WORLDS_DIR)
+    con = db.connect(path, read_only=True)
+    yield con
+    con.close()
 MOMENT = re.compile(r"\b(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2})?\b")
 
 
 @pytest.fixture(scope="module")
 def dataset(con):
     worlds = [dump_world(con, w) for (w,) in con.execute("select world_id from worlds order by level").fetchall()]
-    instances = [i for level in (1, 2, 3) for i in dump_instances(con, level)]
+    instances = [i for level in LEVELS for i in dump_instances(con, level)]
     return worlds, instances
 
 
@@ -38,7 +52,7 @@ def relabel(worlds: list[dict], instances: list[dict]) -> dict[str, dict]:
     db.create_warehouse(con)
     load_dataset(con, worlds, instances)
     db.refresh(con)
-    lines = [line for level in (1, 2, 3) for line in oracle_lines(con, level)]
+    lines = [line for level in LEVELS for line in oracle_lines(con, level)]
     con.close()
     return {line["instance_id"]: line for line in lines}
 
@@ -54,7 +68,7 @@ def through_text(dataset, transform):
 
 
 def test_the_unchanged_rows_give_the_built_gold(con, gold):
-    built = {line["instance_id"]: line for level in (1, 2, 3) for line in oracle_lines(con, level)}
+    built = {line["instance_id"]: line for level in LEVELS for line in oracle_lines(con, level)}
     assert gold == built and all(line["candidates"] for line in gold.values())
 
 
@@ -123,4 +137,41 @@ def test_an_unrelated_project_changes_nothing(dataset, gold):
         world["projects"].append({"project_id": "PRJ-unrelated", "name": "Quartz offsite"})
         world["threads"].append({"thread_id": "PRJ-unrelated-t1", "project_id": "PRJ-unrelated",
                                  "channel": "#quartz-ops", "title": "Quartz offsite: logistics", "messages": messages})
+    assert relabel(worlds, instances) == gold
+
+
+def test_writing_series_out_as_single_events_changes_nothing(dataset, gold):
+    worlds, instances = copy.deepcopy(dataset)
+    world = next(w for w in worlds if w["level"] == 4)
+    for s in world.pop("series"):
+        changed = {x["original_start"]: x for x in s["exceptions"]}
+        for k in range(s["occurrences"]):
+            step = dt.timedelta(days=s["every_days"] * k)
+            start = dt.datetime.fromisoformat(s["start"]) + step
+            event = {"event_id": f"{s['series_id']}-{k}", "person_id": s["person_id"], "start": timestamp_text(start),
+                     "end": timestamp_text(dt.datetime.fromisoformat(s["end"]) + step), "status": s["status"],
+                     "title": s["title"]}
+            exception = changed.get(event["start"])
+            if exception and exception["action"] == "cancelled":
+                event["status"] = "cancelled"
+            elif exception:
+                event["start"], event["end"] = exception["start"], exception["end"]
+            world["events"].append(event)
+    world["series"] = []
+    assert relabel(worlds, instances) == gold
+
+
+def test_moving_a_home_zone_with_the_hours_changes_nothing(dataset, gold):
+    """Berlin to London is an hour west all along the horizon: the same hours, an hour earlier on
+    the person's own clock, are the same moments on the organiser's."""
+    worlds, instances = copy.deepcopy(dataset)
+    world = next(w for w in worlds if w["level"] == 4)
+    moved = 0
+    for person in world["people"]:
+        if person["timezone"] == "Europe/Berlin":
+            person["timezone"] = "Europe/London"
+            person["working_hours"] = {key: (dt.datetime.strptime(value, "%H:%M") - dt.timedelta(hours=1)).strftime("%H:%M")
+                                       for key, value in person["working_hours"].items()}
+            moved += 1
+    assert moved > 10
     assert relabel(worlds, instances) == gold
