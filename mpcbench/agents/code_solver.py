@@ -28,6 +28,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import zoneinfo
 from dataclasses import dataclass, field
 Environment = object
 
@@ -51,14 +52,21 @@ def solver_source() -> str:
     return "\n\n".join([_HEADER, _body(tags, "_BARE ="), _body(scripted, "GRID =", "def submit_message")])
 
 
-def solve_cell(level: int, request: str) -> str:
-    """The second cell: solve the request and print the submission's JSON."""
-    return (f"_env = _Tools()\n_env.level, _env.request = {level!r}, {json.dumps(request)}\n"
+def solve_cell(level: int, request: str, hidden: dict | None = None) -> str:
+    """The second cell: solve the request and print the submission's JSON. At level 4 the hidden
+    facts (`ToolEnvironment.hidden_facts`) travel in the cell as data, since a sandboxed cell cannot
+    reach the hidden path."""
+    given = "" if hidden is None else (
+        f"_H = json.loads({json.dumps(json.dumps(hidden))})\n"
+        "_env.hidden_message_tags = lambda ids: {m: [tuple(t) for t in _H['tags'][m]] for m in ids if m in _H['tags']}\n"
+        "_env.hidden_policy_rules = lambda policy_id: _H['rules'].get(policy_id, {})\n")
+    return (f"_env = _Tools()\n_env.level, _env.request = {level!r}, {json.dumps(request)}\n{given}"
             f"print(json.dumps(submission({level!r}, plan(_env))))")
 
 
-def solver_cells(level: int, request: str) -> list[str]:
-    return [solver_source(), solve_cell(level, request)]
+def solver_cells(env: Environment) -> list[str]:
+    hidden = env.hidden_facts() if env.level == 4 else None
+    return [solver_source(), solve_cell(env.level, env.request, hidden)]
 
 
 def found_from_output(output: str) -> list[tuple[dt.datetime, str | None]]:
@@ -78,7 +86,7 @@ class ScriptedCodeAgent(OfflineAgent):
     def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str | None]]:
         if feedback is None:
             output = ""
-            for cell in solver_cells(env.level, env.request):
+            for cell in solver_cells(env):
                 output = env.call("python", {"code": cell})
             self.found = found_from_output(output)
         return self.found  # it is right the first time: feedback has nothing to add
@@ -100,7 +108,7 @@ class ScriptedMintModel:
         if self.solution is not None:
             return Reply(f"<thought> I have the answer. </thought>\nThe answer is <solution> {self.solution} </solution>")
         if self.cells is None:
-            self.cells = solver_cells(env.level, env.request)
+            self.cells = solver_cells(env)
             return Reply(f"<thought> I define the solver. </thought>\n<execute>\n{self.cells.pop(0)}\n</execute>")
         if self.cells:
             return Reply(f"<thought> I solve the request. </thought>\n<execute>\n{self.cells.pop(0)}\n</execute>")

@@ -52,6 +52,7 @@ class CodeEnvironment:
         self.prompt, self.request = inner.prompt, inner.request
         self.tools: list[ToolSpec] = [PYTHON_SPEC]
         self.functions = inner.tools                  # what the cells can call
+        self.hidden_facts = inner.hidden_facts        # level 4: the scripted solver's data (not a tool)
         self.trace = inner.trace
         self.cells = 0
         self._turn = 1

@@ -139,6 +139,20 @@ class ToolEnvironment:
             "order by position", {"world_id": self.world_id, "policy_id": policy_id}).fetchall()
         return {rule_type: json.loads(params) for rule_type, params in rows}
 
+    def hidden_facts(self) -> dict:
+        """The level-4 code-mode solver's copy of the hidden path (its cells run in a sandbox that
+        cannot call back here): the tags of every message of this instance's project and the
+        rules of every policy of the world, as JSON-ready data."""
+        project = self.con.execute("select project_id from instances where instance_id = $id",
+                                   {"id": self.instance_id}).fetchall()[0][0]
+        ids = [m for (m,) in self.con.execute(
+            "select m.message_id from messages m join threads t on t.world_id = m.world_id and t.thread_id = m.thread_id "
+            "where m.world_id = $world_id and t.project_id = $project order by m.message_id",
+            {"world_id": self.world_id, "project": project}).fetchall()]
+        policies = [p for (p,) in self.con.execute("select policy_id from policies where world_id = $world_id "
+                                                   "order by position", {"world_id": self.world_id}).fetchall()]
+        return {"tags": self.hidden_message_tags(ids), "rules": {p: self.hidden_policy_rules(p) for p in policies}}
+
     def close(self) -> None:
         self.con.close()
 
