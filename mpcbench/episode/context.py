@@ -7,9 +7,10 @@
 The sources are rendered exactly as the tools render them, one section per call, headed by the
 call (`### read_thread {"thread_id": "PRJ-27b2f0-t5d", "page": 1}`), every page of paged tools:
 the current time; every person's calendar over the window plus a day each side (busy intervals
-at level 1, every event with its status at levels 2-3, as the tools give them); every policy (level 1: as JSON) or the
-whole policy handbook (levels 2-3); every thread of the instance's project, with the project's
-thread list; at level 3 the whole people directory, the room table and every room's bookings.
+at level 1, every event with its status at levels 2-4, as the tools give them; at level 4 also
+every person's recurring series and working hours); every policy (level 1: as JSON) or the
+whole policy handbook (levels 2-4); every thread of the instance's project, with the project's
+thread list; at levels 3-4 the whole people directory, the room table and every room's bookings.
 Noise stays in (other policies, cancelled events, chatter), as the tools would show it.
 
 A model agent sees only the prompt. The offline agents are programs, not readers: in context
@@ -46,6 +47,8 @@ def source_calls(env: ToolEnvironment) -> list[tuple[str, dict]]:
     calendar = "get_busy_intervals" if env.level == 1 else "list_events"
     calls: list[tuple[str, dict]] = [("get_current_time", {})]
     calls += [(calendar, {"person_id": p, "start_date": first, "end_date": last}) for p in people]
+    if env.level == 4:   # each person's series (with exceptions) and home zone and hours
+        calls += [(name, {"person_id": p}) for p in people for name in ("list_recurring_events", "get_working_hours")]
     if env.level == 1:
         calls.append(("list_policies", {}))
         calls += [("get_policy", {"policy_id": p}) for p in
