@@ -76,6 +76,21 @@ def test_every_fact_kind_has_five_phrasings(kind, templates):
     assert len(stripped) == len(rendered)       # no two differ only in punctuation
 
 
+@pytest.mark.parametrize("kind", sorted(prose.RULE_PROSE))
+def test_every_rule_kind_has_five_phrasings_in_a_level4_handbook(kind):
+    """Level 4 states the rules in prose only, from the rule's phrasings and the level-4 extras."""
+    words = dict(start="09:00", end="17:00", label="focus time", minutes=15, weekdays_text="Mon and Fri",
+                 hours=24, count=4)
+    rendered = {t.format(**words) for t in prose.RULE_PROSE[kind] + prose.RULE_PROSE_MORE[kind]}
+    assert len(rendered) >= 5
+    assert len({re.sub(r"\W+", " ", r).strip().lower() for r in rendered}) == len(rendered)
+
+
+def test_the_owner_has_five_phrasings_that_name_them():
+    rendered = {t.format(name="Ana Lima") for t in prose.OWNER_TEXT}
+    assert len(rendered) >= 5 and all("Ana Lima" in r for r in rendered)
+
+
 def test_chatter_never_repeats_within_a_project_even_when_long():
     rng = random.Random(0)
     seen = {prose.chatter(rng, ["Ana", "Ben"]) for _ in range(2000)}

@@ -1,6 +1,6 @@
 """`mpcbench export --format hf DIR`: the dataset as a Hugging Face dataset repository.
 
-    export_hf(con, Path("hf"))      # README.md (the card), instances/level{1,2,3}.parquet, worlds/level{1,2,3}.parquet
+    export_hf(con, Path("hf"))      # README.md (the card), instances/level{1,2,3,4}.parquet, worlds/level{1,2,3,4}.parquet
     datasets.load_dataset("hf", "instances", split="level2")      # offline: a local directory
 
 Two configs, one split per level: `instances` (the default: prompt, given, requirements and the
