@@ -113,7 +113,7 @@ def test_schema_says_the_answer_is_n_long_where_the_prompt_gives_n_and_keeps_lev
     assert parse_submission(five, 1).parse_ok and len(parse_submission(five, 1).candidates) == 5
 
 
-@pytest.mark.parametrize("bad", [0, 4, "1"])
+@pytest.mark.parametrize("bad", [0, 5, "1"])
 def test_bad_level_raises(bad):
     with pytest.raises(ValueError):
         submit_schema(bad)

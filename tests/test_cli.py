@@ -88,7 +88,7 @@ def test_explain_unknown_instance_is_a_clear_error(small_db):
 def test_missing_database_and_bad_levels_are_clear_errors(tmp_path):
     result = runner.invoke(app, ["info", "--db", str(tmp_path / "none.duckdb")])
     assert result.exit_code == 1 and "does not exist" in result.output
-    result = runner.invoke(app, ["build", "--db", str(tmp_path / "x.duckdb"), "--levels", "1,4"])
+    result = runner.invoke(app, ["build", "--db", str(tmp_path / "x.duckdb"), "--levels", "1,5"])
     assert result.exit_code == 2 and "--levels" in result.output
 
 
