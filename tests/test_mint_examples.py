@@ -62,9 +62,9 @@ def test_every_observation_is_what_the_tool_returns_and_the_solution_is_gold(exa
 
 def test_no_evaluated_build_holds_an_example(tmp_path_factory):
     tasks = {e["task"] for e in stored_examples().values()}
-    assert len(tasks) == 3
+    assert len(tasks) == 4
     dev = {prompt for _, _, prompt in instances(default_db(tmp_path_factory))}
-    assert len(dev) == 300 and not tasks & dev
+    assert len(dev) == 350 and not tasks & dev
 
 
 def test_the_prompt_shows_the_levels_example_with_this_runs_countdown():

@@ -31,6 +31,7 @@ import duckdb
 from ..agents.code_solver import found_from_output, solver_cells
 from ..agents.mint import EXAMPLES_PATH
 from ..agents.scripted import submission
+from ..sources import LEVELS
 from ..episode.code import PYTHON_TOOL, CodeEnvironment
 from ..episode.contract import ToolCall
 from ..episode.tools import ToolEnvironment
@@ -40,7 +41,6 @@ from ..world.config import WorldConfig, load_world_config, world_config_path
 
 EXAMPLE_POOL = 4          # instances built per level; the shortest trajectory is the example
 PART = 1900               # characters of a tool's text printed per cell (a cell shows 2,000)
-LEVELS = (1, 2, 3)
 
 
 def example_seed(config_seed: int) -> int:
@@ -85,7 +85,7 @@ def solve_in_sandbox(con: duckdb.DuckDBPyConnection, instance_id: str) -> tuple[
     env = CodeEnvironment(ToolEnvironment(con, instance_id))
     try:
         output = ""
-        for cell in solver_cells(env.level, env.request):
+        for cell in solver_cells(env):
             output = env.call(PYTHON_TOOL, {"code": cell})
         found = found_from_output(output)
         return [call for call in env.trace if call.via == "code"], submission(env.level, found)
@@ -116,7 +116,7 @@ def record_example(con: duckdb.DuckDBPyConnection, instance_id: str) -> dict:
 
 
 def record_examples(con: duckdb.DuckDBPyConnection) -> dict:
-    """Every level's example, keyed "level1".."level3", with the seed of its world."""
+    """Every level's example, keyed "level1".."level4", with the seed of its world."""
     examples = {}
     for config in example_configs():
         ids = [row[0] for row in con.execute("select instance_id from instances where level = $level "
