@@ -115,7 +115,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000", help="instances per level, comma-separated")
     parser.add_argument("--engines", default="local,ray")
-    parser.add_argument("--levels", default="1,2,3")
+    parser.add_argument("--levels", default="1,2,3,4")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="workers (= cores used)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from mpcbench.cli import app
 from mpcbench.dataset.export import export_dataset
 from mpcbench.errors import UserError
+from mpcbench.sources import LEVELS
 from mpcbench.warehouse import build, db, parts
 from mpcbench.warehouse.scale import build_partitioned
 
@@ -49,14 +50,14 @@ def exported(path: Path, out: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def duckdb_build(tmp_path_factory):
     path = tmp_path_factory.mktemp("duckdb") / "a.duckdb"
-    build.build(path, (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR)
+    build.build(path, LEVELS, instances=INSTANCES, worlds_dir=WORLDS_DIR)
     return path
 
 
 @pytest.fixture(scope="module")
 def one_partition(tmp_path_factory):
     out = tmp_path_factory.mktemp("one") / "dataset"
-    build_partitioned(out, (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR, partition_size=1000)
+    build_partitioned(out, LEVELS, instances=INSTANCES, worlds_dir=WORLDS_DIR, partition_size=1000)
     return out
 
 
@@ -64,7 +65,7 @@ def one_partition(tmp_path_factory):
 def many_partitions(tmp_path_factory):
     """The same config in partitions of 4 candidates, judged by 2 worker processes."""
     out = tmp_path_factory.mktemp("many") / "dataset"
-    build_partitioned(out, (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR, partition_size=SMALL_PARTS, jobs=2)
+    build_partitioned(out, LEVELS, instances=INSTANCES, worlds_dir=WORLDS_DIR, partition_size=SMALL_PARTS, jobs=2)
     return out
 
 
@@ -78,7 +79,7 @@ def test_partition_size_and_workers_change_nothing(one_partition, many_partition
     one, many = table_rows(one_partition), table_rows(many_partitions)
     for table in TABLES:
         assert one[table] == many[table], table
-    assert len(one["oracle_answers"]) > 3 * INSTANCES and len(one["instances"]) == 3 * INSTANCES
+    assert len(one["oracle_answers"]) > len(LEVELS) * INSTANCES and len(one["instances"]) == len(LEVELS) * INSTANCES
 
 
 def test_dataset_holds_the_duckdb_builds_tables(duckdb_build, many_partitions):
@@ -96,7 +97,7 @@ def test_duckdb_reads_the_files_directly(many_partitions):
     rows = con.execute(f"select level, count(distinct instance_id) from read_parquet("
                        f"'{many_partitions}/oracle_summary/*/*/*.parquet', hive_partitioning = true) "
                        "group by level order by level").fetchall()
-    assert rows == [(1, INSTANCES), (2, INSTANCES), (3, INSTANCES)]
+    assert rows == [(level, INSTANCES) for level in LEVELS]
 
 
 def damaged_copy(source: Path, tmp_path: Path) -> Path:
@@ -168,7 +169,7 @@ def ray_or_skip():
 def test_ray_gives_the_same_dataset(one_partition, tmp_path):
     ray_or_skip()
     out = tmp_path / "ray"
-    build_partitioned(out, (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR, partition_size=SMALL_PARTS,
+    build_partitioned(out, LEVELS, instances=INSTANCES, worlds_dir=WORLDS_DIR, partition_size=SMALL_PARTS,
                       jobs=2, engine="ray")
     assert max(partitions_per_level(out).values()) >= 7
     assert table_rows(out) == table_rows(one_partition)
@@ -205,7 +206,7 @@ def test_killed_ray_worker_is_retried(one_partition, tmp_path):
     outcome: dict = {}
 
     def run():
-        build_partitioned(out, (1, 2, 3), instances=INSTANCES, worlds_dir=WORLDS_DIR,
+        build_partitioned(out, LEVELS, instances=INSTANCES, worlds_dir=WORLDS_DIR,
                           partition_size=SMALL_PARTS, jobs=2, engine="ray")
         outcome["ok"] = True
 

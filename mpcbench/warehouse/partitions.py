@@ -51,7 +51,7 @@ def level_context(config: WorldConfig) -> tuple[dict, object, duckdb.DuckDBPyCon
         if len(_contexts) >= 3:
             close_contexts()
         world = generate_world(config)
-        room_needs = room_need_finder(world) if config.level == 3 else None
+        room_needs = room_need_finder(world) if config.level >= 3 else None
         con = db.connect(None)
         db.create_warehouse(con)
         load_dataset(con, [world], [])

@@ -32,7 +32,7 @@ from .build import MAX_CANDIDATES_PER_INSTANCE, BuildError, Progress, build_info
 from .parts import FORMAT, META_TABLES, meta_path, write_manifest
 from ..dataset.store import write_build_info, write_build_stats, write_lock
 from ..errors import UserError
-from ..sources import SOURCES
+from ..sources import LEVELS, SOURCES
 from ..world.config import WorldConfig, load_world_config, world_config_path
 from ..world.generate import generate_world
 from ..world.split import split_configs
@@ -224,7 +224,7 @@ def _replace_dataset(tmp: Path, out: Path) -> None:
     tmp.replace(out)
 
 
-def build_partitioned(out: Path, levels: tuple[int, ...] = (1, 2, 3), instances: int | None = None,
+def build_partitioned(out: Path, levels: tuple[int, ...] = LEVELS, instances: int | None = None,
                       worlds_dir: Path | None = None, progress: Progress | None = None, jobs: int = 1,
                       split: str = "dev", secret: str | None = None, engine: str = "local",
                       address: str | None = None, partition_size: int = DEFAULT_PARTITION_SIZE) -> list[dict]:
