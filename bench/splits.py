@@ -2,6 +2,7 @@
 
     python bench/splits.py                           # 100 instances a level, two test secrets
     python bench/splits.py --instances 30 --secrets a,b,c
+    python bench/splits.py --levels 4 --instances 50
 
 Builds `dev` and one `test` split per secret, then compares per level, with percentile
 bootstrap 95 % intervals of the mean: the scripted solver's effort (tool calls, characters read),
@@ -24,6 +25,7 @@ from mpcbench.agents import make_agent
 from mpcbench.episode.tools import ToolEnvironment
 from mpcbench.grading.scoring import gold_keys, quick_score
 from mpcbench.report.stats import bootstrap_ci, mean
+from mpcbench.sources import LEVELS
 from mpcbench.warehouse import build, db
 
 KILLED_PER_KIND = """
@@ -87,6 +89,7 @@ def cell(pairs: list[tuple[float, str]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--instances", type=int, default=100)
+    parser.add_argument("--levels", default=",".join(map(str, LEVELS)))
     parser.add_argument("--secrets", default="bench-secret-1,bench-secret-2")
     parser.add_argument("--out", type=Path, help="Also write the table to this Markdown file.")
     args = parser.parse_args()
@@ -94,9 +97,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         names = ["dev"] + [f"test ({s})" for s in secrets]
         paths = [Path(tmp) / f"{i}.duckdb" for i in range(len(names))]
-        build.build(paths[0], (1, 2, 3), args.instances, jobs=os.cpu_count() or 1)
+        levels = tuple(int(level) for level in args.levels.split(","))
+        build.build(paths[0], levels, args.instances, jobs=os.cpu_count() or 1)
         for path, secret in zip(paths[1:], secrets):
-            build.build(path, (1, 2, 3), args.instances, jobs=os.cpu_count() or 1, split="test", secret=secret)
+            build.build(path, levels, args.instances, jobs=os.cpu_count() or 1, split="test", secret=secret)
         figures = [split_figures(p) for p in paths]
     keys = sorted(set().union(*figures), key=lambda k: (k[0], not k[1].startswith("scripted"), k[1]))
     lines = [f"{args.instances} instances a level; mean [bootstrap 95 % interval, policies resampled]", "",
