@@ -176,15 +176,19 @@ def test_ray_gives_the_same_dataset(one_partition, tmp_path):
 
 
 def kill_a_worker_during(run, marker: str) -> int | None:
-    """Run `run` in a thread; kill (SIGKILL) the first process of this test's own process tree
-    whose command line holds `marker` (never a process of anyone else on the machine)."""
+    """Run `run` in a thread; kill (SIGKILL) the first process that `run` started (a new process
+    of this test's own tree, never one of another test or of anyone else on the machine) whose
+    command line holds `marker`."""
     psutil = pytest.importorskip("psutil")
+    earlier = {p.pid for p in psutil.Process().children(recursive=True)}   # other tests' pools and servers
     thread = threading.Thread(target=run)
     thread.start()
     killed = None
     deadline = time.monotonic() + 120
     while killed is None and thread.is_alive() and time.monotonic() < deadline:
         for process in psutil.Process().children(recursive=True):
+            if process.pid in earlier:
+                continue
             try:
                 cmdline = " ".join(process.cmdline())
             except psutil.Error:
@@ -226,7 +230,9 @@ def test_killed_local_worker_fails_clearly(tmp_path):
             outcome["ok"] = True
         except UserError as e:
             outcome["error"] = str(e)
+        except BaseException as e:  # noqa: BLE001 - shown by the assertion below
+            outcome["other"] = repr(e)
 
     assert kill_a_worker_during(run, "spawn_main") is not None, "no worker process was seen"
-    assert "a partition task failed" in outcome.get("error", "") and "\n" not in outcome["error"]
+    assert "a partition task failed" in outcome.get("error", "") and "\n" not in outcome["error"], outcome
     assert not out.exists() and not list(tmp_path.iterdir())
