@@ -180,6 +180,7 @@ def room_need_finder(world: dict) -> RoomNeeds:
         rooms = [(r["capacity"], frozenset(r["features"]), r["building"],
                   is_booked(r["room_id"], start, end), r) for r in world["rooms"] if r["capacity"] >= size]
         options: dict[tuple, tuple[int, dict]] = {}
+        judged: set[tuple] = set()   # a key's verdict does not depend on the room that proposed it
         for capacity, features, building, booked, room in rooms:
             if not booked:
                 continue
@@ -189,8 +190,9 @@ def room_need_finder(world: dict) -> RoomNeeds:
                 for need_features in feature_sets:
                     for need_capacity in (None, capacity):
                         key = (need_capacity, need_features, need_building)
-                        if key in options:
+                        if key in judged:
                             continue
+                        judged.add(key)
                         meeting = [is_booked_now for cap, feats, bld, is_booked_now, _ in rooms
                                    if cap >= (need_capacity or 0) and feats.issuperset(need_features)
                                    and need_building in (None, bld)]
