@@ -33,29 +33,19 @@ sys.path.insert(0, str(ROOT / "tests"))
 from mpcbench.dataset import rows  # noqa: E402
 from mpcbench.warehouse import db  # noqa: E402
 import reference_oracle  # noqa: E402
+from proctree import process_tree  # noqa: E402
 
 
 def tree_rss_bytes(root: int) -> int:
     """Resident memory of a process and all its descendants, from /proc."""
-    parents, rss = {}, {}
     page = os.sysconf("SC_PAGE_SIZE")
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+    total = 0
+    for pid in process_tree(root):
         try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            statm = Path(f"/proc/{entry}/statm").read_text()
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
         except OSError:
             continue
-        parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-        rss[int(entry)] = int(statm.split()[1]) * page
-    tree, frontier = {root}, [root]
-    while frontier:
-        pid = frontier.pop()
-        children = [p for p, parent in parents.items() if parent == pid]
-        tree.update(children)
-        frontier += children
-    return sum(rss.get(p, 0) for p in tree)
+    return total
 
 
 def timed_build(db_path: Path, *args: str) -> tuple[float, float]:

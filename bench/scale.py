@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from mpcbench.warehouse import db, parts
+from proctree import process_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,20 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def tree_memory_bytes(root: int) -> int:
     """Proportional set size (PSS; RSS where smaps_rollup is unreadable) of a process and all its
     descendants, from /proc."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-    tree, frontier = {root}, [root]
-    while frontier:
-        pid = frontier.pop()
-        children = [p for p, parent in parents.items() if parent == pid]
-        tree.update(children)
-        frontier += children
+    tree = process_tree(root)
     total = 0
     for pid in tree:
         try:

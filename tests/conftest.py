@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalkit import gold, tiny_db
+from evalkit import default_db, gold, tiny_db
 from mpcbench.warehouse import db
 
 
@@ -22,5 +22,13 @@ def golds(db_path):
 @pytest.fixture(scope="module")
 def con(db_path):
     con = db.connect(db_path, read_only=True)
+    yield con
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def default_con(tmp_path_factory):
+    """A read-only connection to the default build (every world config's own instance count)."""
+    con = db.connect(default_db(tmp_path_factory), read_only=True)
     yield con
     con.close()

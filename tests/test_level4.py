@@ -5,17 +5,14 @@ enough to read it)."""
 
 from __future__ import annotations
 
-import asyncio
 
 import pytest
 
 import reference_oracle as ref
-from evalkit import default_db
 from mpcbench.agents import scripted
 from mpcbench.dataset.rows import dump_instances, dump_world
 from mpcbench.episode.tools import ToolEnvironment
 from mpcbench.grading.scoring import gold_keys, score_keys
-from mpcbench.warehouse import db
 from prose_agent import RegexEnvironment
 
 # The regex reader of the first phrasings scored F1 0.00, EM 0 % on the default build (50
@@ -25,10 +22,8 @@ FIRST_ONLY_MAX_F1 = 0.2
 
 
 @pytest.fixture(scope="module")
-def con(tmp_path_factory):
-    con = db.connect(default_db(tmp_path_factory), read_only=True)
-    yield con
-    con.close()
+def con(default_con):
+    return default_con
 
 
 @pytest.fixture(scope="module")

@@ -14,18 +14,13 @@ import pytest
 from mpcbench.agents import baselines, make_agent, scripted
 from mpcbench.episode.tools import ToolEnvironment
 from mpcbench.grading.scoring import score_keys
-from mpcbench.warehouse import db
-from evalkit import default_db
 from offline_runner import run_offline, summarize
 
 
 
 @pytest.fixture(scope="module")
-def con(tmp_path_factory):
-    """The default build: every world config's own instance count."""
-    con = db.connect(default_db(tmp_path_factory), read_only=True)
-    yield con
-    con.close()
+def con(default_con):
+    return default_con
 
 
 @pytest.fixture(scope="module")
