@@ -53,6 +53,9 @@ class InlinePool:
             future.set_exception(e)
         return future
 
+    def check(self) -> None:
+        """Nothing runs elsewhere, so nothing can die unseen."""
+
 
 class RayPool:
     """Ray tasks as futures: `submit(fn, *args)` runs fn as a Ray task (retried when its worker dies)."""
@@ -65,6 +68,34 @@ class RayPool:
         if fn not in self.remote:
             self.remote[fn] = self.ray.remote(max_retries=RAY_RETRIES)(fn)
         return self.remote[fn].remote(*args).future()
+
+    def check(self) -> None:
+        """Ray retries a task whose worker died (RAY_RETRIES); its future fails after that."""
+
+
+class LocalPool:
+    """jobs >= 2: spawned worker processes. A worker that dies (killed, out of memory) fails the
+    build at once (`check`): ProcessPoolExecutor alone can hang for good when a worker dies holding
+    a lock of its call queue, and so can its shutdown, so a failed build kills the workers."""
+
+    def __init__(self, jobs: int):
+        self.pool = cf.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+
+    def submit(self, fn, *args) -> cf.Future:
+        return self.pool.submit(fn, *args)
+
+    def _workers(self) -> list:
+        return list((self.pool._processes or {}).values())   # no public API lists them
+
+    def check(self) -> None:
+        dead = [p for p in self._workers() if p.exitcode is not None]
+        if dead:
+            raise cf.process.BrokenProcessPool(f"a worker process died (exit code {dead[0].exitcode})")
+
+    def kill(self) -> None:
+        for process in self._workers():
+            process.kill()
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 @contextmanager
@@ -80,8 +111,13 @@ def executor(engine: str, jobs: int, address: str | None) -> Iterator:
             finally:
                 partitions.close_contexts()
             return
-        with cf.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pool = LocalPool(jobs)
+        try:
             yield pool
+        except BaseException:
+            pool.kill()
+            raise
+        pool.pool.shutdown()
         return
     try:
         import ray  # optional: pip install -e '.[scale]'
@@ -169,7 +205,8 @@ def _judge_and_write(pool, plans: list[LevelPlan], out: Path, staging: Path, siz
                                  f"{plan.next_part * size} candidates; loosen the config")
             judging[pool.submit(partitions.judge_partition, plan.config, size, plan.next_part, staging)] = plan
             plan.next_part += 1
-        finished, _ = cf.wait([*judging, *writing], return_when=cf.FIRST_COMPLETED)
+        finished, _ = cf.wait([*judging, *writing], timeout=1.0, return_when=cf.FIRST_COMPLETED)
+        pool.check()
         for future in finished:
             result = future.result()
             if future in writing:
