@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: install, build the warehouse, evaluate the offline agents on
 # every level (no API key needed), run the offline MINT ablation on the first 10 instances of each
-# level, and write the report. A few minutes on 2 cores: 7 min 52 s on a busy one (README).
+# level, and write the report. About 2-3 minutes on 2 cores (README).
 # On a terminal each step shows its own output; otherwise (a pipe, a log, CI) each step prints one
 # line and its output goes to build/quickstart.log.
 set -euo pipefail
@@ -25,17 +25,17 @@ step() {  # step DESCRIPTION COMMAND...
   fi
   [ -t 1 ] || echo "[$n/$steps] $what: done in $((SECONDS - t0)) s"
 }
-echo "MPCBench quickstart: a few minutes on 2 cores (7 min 52 s on a busy one); each step says how long it took"
+echo "MPCBench quickstart: about 2-3 minutes on 2 cores; each step says how long it took"
 step "install into .venv" bash -c "python3 -m venv .venv && .venv/bin/python -m pip install --quiet -e '.[dev]'"
-step "build the warehouse (3 levels x 100 instances)" .venv/bin/mpcbench build
+step "build the warehouse (levels 1-3 x 100 instances, level 4 x 50)" .venv/bin/mpcbench build
 runs=()
 for agent in scripted calendar-only random; do
-  step "evaluate the $agent agent (300 episodes)" \
+  step "evaluate the $agent agent (350 episodes)" \
     .venv/bin/mpcbench eval --agent "$agent" --out "build/runs/quickstart-$agent" --overwrite
   runs+=("build/runs/quickstart-$agent")
 done
 # the MINT ablation, offline: the calendar-only baseline reads rule feedback
-step "the offline MINT ablation (calendar-only, 4 configurations x 30 episodes)" \
+step "the offline MINT ablation (calendar-only, 4 configurations x 40 episodes)" \
   .venv/bin/mpcbench eval --agent calendar-only --ablation --instances 10 --out build/runs/quickstart-ablation --overwrite
 runs+=("build/runs/quickstart-ablation")
 step "write the report" .venv/bin/mpcbench report "${runs[@]}" --out reports/quickstart
