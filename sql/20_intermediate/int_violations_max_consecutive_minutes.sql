@@ -2,8 +2,10 @@
 -- policy's `minutes`. A participant's blocking events chain into blocks where they overlap or
 -- touch (one ends exactly when the next starts); the candidate's run is the candidate joined with
 -- every block it overlaps or touches, from the earliest start to the latest end, the candidate
--- itself included. A block is matched on each day from the day before its start to the day of its
--- end (a candidate lasts less than a day), so the range join stays an equi-join on the day.
+-- itself included. A candidate longer than `minutes` breaks the rule for every participant; a
+-- shorter one only with a block it touches, so only those pairs are joined and grouped. A block
+-- is matched on each day from the day before its start to the day of its end (a candidate lasts
+-- less than a day), so the range join stays an equi-join on the day.
 with events as (
     select world_id, person_id, starts_at, ends_at from stg_blocking_events
 ),
@@ -48,24 +50,51 @@ block_days as (
         )) as d(day_start)
 ),
 
-runs as (
+rule_instances as (
+    select i.instance_id, i.world_id, i.duration_minutes, r.rule_id, r.minutes
+    from stg_instances as i
+    join stg_policy_rules as r
+        on r.world_id = i.world_id and r.policy_id = i.policy_id and r.rule_type = 'max_consecutive_minutes'
+),
+
+pairs as (
+    select
+        g.instance_id,
+        g.world_id,
+        g.day,
+        g.starts_at,
+        g.ends_at,
+        ri.rule_id,
+        ri.minutes,
+        ri.duration_minutes,
+        p.person_id
+    from rule_instances as ri
+    join int_framed_grid as g on g.instance_id = ri.instance_id
+    join stg_participants as p on p.instance_id = ri.instance_id
+),
+
+runs_with_blocks as (
     select
         g.instance_id,
         g.starts_at,
-        r.rule_id,
-        r.minutes,
-        p.person_id,
-        least(g.starts_at, coalesce(min(b.starts_at), g.starts_at)) as run_start,
-        greatest(g.ends_at, coalesce(max(b.ends_at), g.ends_at)) as run_end
-    from int_framed_grid as g
-    join stg_instances as i on i.instance_id = g.instance_id
-    join stg_policy_rules as r
-        on r.world_id = i.world_id and r.policy_id = i.policy_id and r.rule_type = 'max_consecutive_minutes'
-    join stg_participants as p on p.instance_id = g.instance_id
-    left join block_days as b
-        on b.world_id = g.world_id and b.person_id = p.person_id and b.day = g.day
+        g.rule_id,
+        g.minutes,
+        g.person_id,
+        least(g.starts_at, min(b.starts_at)) as run_start,
+        greatest(g.ends_at, max(b.ends_at)) as run_end
+    from pairs as g
+    join block_days as b
+        on b.world_id = g.world_id and b.person_id = g.person_id and b.day = g.day
         and b.starts_at <= g.ends_at and g.starts_at <= b.ends_at
-    group by g.instance_id, g.starts_at, g.ends_at, r.rule_id, r.minutes, p.person_id
+    where g.duration_minutes <= g.minutes
+    group by g.instance_id, g.starts_at, g.ends_at, g.rule_id, g.minutes, g.person_id
+),
+
+violating as (
+    select instance_id, starts_at, rule_id, person_id from pairs where duration_minutes > minutes
+    union all
+    select instance_id, starts_at, rule_id, person_id from runs_with_blocks
+    where run_end > run_start + interval '1' minute * minutes
 )
 
 select
@@ -75,5 +104,4 @@ select
     rule_id as constraint_id,
     'people' as source_table,
     person_id as source_row_id
-from runs
-where run_end > run_start + interval '1' minute * minutes
+from violating
