@@ -213,6 +213,13 @@ def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None) -> None:
             return
 
 
+def release(con: duckdb.DuckDBPyConnection) -> None:
+    """Empty the materialized views (until the next `refresh`): a partitioned build's worker keeps
+    a connection per level, and a level-4 partition's tables alone hold hundreds of MB."""
+    for name in MATERIALIZED:
+        con.execute(f"create or replace table mat_{name} as select * from mat_{name} limit 0")
+
+
 def create_warehouse(con: duckdb.DuckDBPyConnection) -> None:
     create_tables(con)
     create_views(con)

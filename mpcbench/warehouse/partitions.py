@@ -94,6 +94,7 @@ def judge_partition(config: WorldConfig, size: int, part: int, staging: Path) ->
                         {"ids": [c.instance["instance_id"] for c in kept]})
         _clear_instances(con)
         _clear_candidate_threads(con, [c.project["project_id"] for c in candidates if c.project])
+        db.release(con)
         if config.level >= 2:
             # chatter does not change the verdict (see ThreadWriter); only the kept get it
             kept = [finish_candidate(config, world, draft_candidate(config, world, c.k), c.targets, room_needs)
