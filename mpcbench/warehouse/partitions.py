@@ -1,7 +1,7 @@
 """The two tasks of a partitioned build, each run by a worker (a process of the local pool or a Ray
 task) on its own DuckDB connection with the same SQL files as `mpcbench build --db`.
 
-`judge_partition(config, size, part, staging)` drafts candidates part*size .. (part+1)*size - 1 of a
+`judge_partition(config, size, part, staging, threads)` drafts candidates part*size .. (part+1)*size - 1 of a
 level, judges them with the oracle exactly as the DuckDB build does (`build._sample_round`), gives
 the kept ones their chatter and writes them with their labels (oracle_answers, oracle_summary,
 oracle_necessity) into a staging DuckDB file, under provisional ids. A candidate depends only on
@@ -43,16 +43,19 @@ class JudgedPartition:
 _contexts: dict[str, tuple] = {}   # per worker process: a level's world and its judging connection
 
 
-def level_context(config: WorldConfig) -> tuple[dict, object, duckdb.DuckDBPyConnection]:
+def level_context(config: WorldConfig, threads: int | None = None) -> tuple[dict, object, duckdb.DuckDBPyConnection]:
     """(world, room needs, a connection with the warehouse and the world loaded) for a config,
-    made once per process: creating the views costs about a second."""
-    key = repr(config)
+    made once per process: creating the views costs about a second. `threads`: DuckDB's threads
+    (None: one per core; a pool worker, one of a worker per core, takes 1)."""
+    key = repr((config, threads))
     if key not in _contexts:
         if len(_contexts) >= 3:
             close_contexts()
         world = generate_world(config)
         room_needs = room_need_finder(world) if config.level >= 3 else None
         con = db.connect(None)
+        if threads:
+            con.execute(f"set threads = {int(threads)}")
         db.create_warehouse(con)
         load_dataset(con, [world], [])
         _contexts[key] = (world, room_needs, con)
@@ -80,8 +83,9 @@ def _clear_candidate_threads(con: duckdb.DuckDBPyConnection, project_ids: list[s
         con.execute(statement, {"ids": project_ids})
 
 
-def judge_partition(config: WorldConfig, size: int, part: int, staging: Path) -> JudgedPartition:
-    world, room_needs, con = level_context(config)
+def judge_partition(config: WorldConfig, size: int, part: int, staging: Path,
+                    threads: int | None = None) -> JudgedPartition:
+    world, room_needs, con = level_context(config, threads)
     candidates, verdicts = _sample_round(con, config, world, range(part * size, (part + 1) * size), room_needs)
     codes = [verdicts[c.instance["instance_id"]] for c in candidates]
     kept = [c for c, code in zip(candidates, codes) if code == "kept"]
