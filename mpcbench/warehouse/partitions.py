@@ -1,11 +1,12 @@
 """The two tasks of a partitioned build, each run by a worker (a process of the local pool or a Ray
 task) on its own DuckDB connection with the same SQL files as `mpcbench build --db`.
 
-`judge_partition(config, size, part, staging, threads)` drafts candidates part*size .. (part+1)*size - 1 of a
-level, judges them with the oracle exactly as the DuckDB build does (`build._sample_round`), gives
-the kept ones their chatter and writes them with their labels (oracle_answers, oracle_summary,
-oracle_necessity) into a staging DuckDB file, under provisional ids. A candidate depends only on
-(seed, level, k), so a partition depends only on its index: not on how many workers ran, nor when.
+`judge_partition(config, size, part, staging, threads)` drafts candidates part*size ..
+(part+1)*size - 1 of a level, judges them with the oracle exactly as the DuckDB build does
+(`build._sample_round`), gives the kept ones their chatter and writes them with their labels
+(oracle_answers, oracle_summary, oracle_necessity) into a staging DuckDB file, under provisional
+ids. A candidate depends only on (seed, level, k), so a partition depends only on its index: not on
+how many workers ran, nor when.
 
 `finalize_partition(...)` turns a staging file into the partition's Parquet files once the
 partitions before it are known: instance ids and positions continue the level's numbering (the

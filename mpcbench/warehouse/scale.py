@@ -103,6 +103,9 @@ class LocalPool:
             process.kill()
         self.pool.shutdown(wait=False, cancel_futures=True)
 
+    def close(self) -> None:
+        self.pool.shutdown()
+
 
 @contextmanager
 def executor(engine: str, jobs: int, address: str | None) -> Iterator:
@@ -123,7 +126,7 @@ def executor(engine: str, jobs: int, address: str | None) -> Iterator:
         except BaseException:
             pool.kill()
             raise
-        pool.pool.shutdown()
+        pool.close()
         return
     try:
         import ray  # optional: pip install -e '.[scale]'
