@@ -14,8 +14,11 @@ TIME_FORMAT = "%Y-%m-%dT%H:%M"
 
 
 def timestamp_text(moment: dt.datetime) -> str:
-    """A moment as the dataset, the tools and the scores write it."""
-    return moment.strftime(TIME_FORMAT)
+    """A moment (naive: local wall-clock time) as the dataset, the tools and the scores write it
+    (isoformat, a third of strftime's time: the generator writes hundreds of thousands)."""
+    if moment.tzinfo is not None:
+        raise ValueError(f"timestamp_text takes a naive local time, not {moment!r}")
+    return moment.isoformat(timespec="minutes")
 
 
 def zone_offset_minutes(world_zone: str, person_zone: str, first: dt.date, last: dt.date) -> int:

@@ -55,9 +55,10 @@ class LevelResult:
     stats: dict
 
 
-def judge_candidates(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """Verdict per loaded instance: 'kept', 'too_few_feasible' or '<source>_not_needed'."""
-    db.refresh(con)
+def judge_candidates(con: duckdb.DuckDBPyConnection, threads_added: bool = False) -> dict[str, str]:
+    """Verdict per loaded instance: 'kept', 'too_few_feasible' or '<source>_not_needed'
+    (`threads_added`: see `db.refresh`)."""
+    db.refresh(con, threads_added=threads_added)
     rows = con.execute("""
         select s.instance_id, s.has_enough_feasible,
                list(n.source) filter (where not n.is_needed) as not_needed
@@ -78,15 +79,17 @@ def judge_candidates(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 
 
 def _first_starts_without_threads_and_rooms(con: duckdb.DuckDBPyConnection) -> dict[str, list[dt.datetime]]:
-    """For loaded drafts (no threads yet): the first 3N feasible starts when rooms are ignored."""
-    db.refresh(con, until="int_scenario_feasible_starts")
+    """For loaded drafts (no threads yet): the first 3N feasible starts when rooms are ignored,
+    i.e. the framed starts that break nothing (int_scenario_feasible_starts' scenario 'none',
+    without computing the other scenarios)."""
+    db.refresh(con, until="int_framed_violations")
     rows = con.execute("""
-        select c.instance_id, c.starts_at
-        from int_scenario_feasible_starts as c
-        join stg_instances as i on i.instance_id = c.instance_id
-        where c.dropped_source = 'none'
-        qualify row_number() over (partition by c.instance_id order by c.starts_at) <= 3 * i.n
-        order by c.instance_id, c.starts_at
+        select g.instance_id, g.starts_at
+        from int_framed_grid as g
+        join stg_instances as i on i.instance_id = g.instance_id
+        anti join int_framed_violations as v on v.instance_id = g.instance_id and v.starts_at = g.starts_at
+        qualify row_number() over (partition by g.instance_id order by g.starts_at) <= 3 * i.n
+        order by g.instance_id, g.starts_at
     """).fetchall()
     starts: dict[str, list[dt.datetime]] = {}
     for instance_id, starts_at in rows:
@@ -119,7 +122,7 @@ def _sample_round(con: duckdb.DuckDBPyConnection, config: WorldConfig, world: di
                                      [t for c in candidates for t in c.threads]))
         insert_rows(con, instance_rows([c.instance for c in candidates]))
     verdicts = {d.instance["instance_id"]: "too_few_feasible" for d in drafts}
-    verdicts.update(judge_candidates(con))
+    verdicts.update(judge_candidates(con, threads_added=config.level > 1))
     by_id = {c.instance["instance_id"]: c for c in candidates}
     return [by_id.get(d.instance["instance_id"], d) for d in drafts], verdicts
 

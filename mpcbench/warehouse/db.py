@@ -107,17 +107,27 @@ def framed_violations_sql(view_names: list[str]) -> str:
     """The view `int_framed_violations`: the union of every `int_violations_<kind>` view of
     20_intermediate whose kind does not frame the grid (the frame's starts are reported apart),
     in the registry's bit order (views of unregistered kinds last: a test refuses them)."""
-    con = duckdb.connect(":memory:")
-    con.execute((SQL_DIR / SEED_LAYER / "constraint_kinds.sql").read_text())
-    order = {f"int_violations_{k}": (bit, is_frame) for k, bit, is_frame in con.execute(
-        "select constraint_kind, bit, is_frame from constraint_kinds").fetchall()}
-    con.close()
-    names = [n for n in view_names if n.startswith("int_violations_") and not order.get(n, (0, False))[1]]
-    names.sort(key=lambda n: (order.get(n, (float("inf"),))[0], n))
     return ("-- Every (candidate, constraint) pair that removes a candidate inside working hours, with the\n"
             "-- source row that kills it: generated, the union of every int_violations_<kind> view but the\n"
             "-- frame's. Rooms are judged later, on feasible starts only.\n"
-            + "\nunion all ".join(f"select * from {name}" for name in names))
+            + _union(violation_views(view_names)))
+
+
+def violation_views(view_names: list[str], source: str | None = None) -> list[str]:
+    """The `int_violations_<kind>` views among `view_names` of kinds that do not frame the grid
+    (of one source, if given), in the registry's bit order (unregistered kinds last)."""
+    con = duckdb.connect(":memory:")
+    con.execute((SQL_DIR / SEED_LAYER / "constraint_kinds.sql").read_text())
+    order = {f"int_violations_{k}": (bit, is_frame, s) for k, bit, is_frame, s in con.execute(
+        "select constraint_kind, bit, is_frame, source from constraint_kinds").fetchall()}
+    con.close()
+    names = [n for n in view_names if n.startswith("int_violations_") and not order.get(n, (0, False))[1]
+             and (source is None or order.get(n, (0, False, None))[2] == source)]
+    return sorted(names, key=lambda n: (order.get(n, (float("inf"),))[0], n))
+
+
+def _union(views: list[str]) -> str:
+    return "\nunion all ".join(f"select * from {name}" for name in views)
 
 
 GENERATED_VIEWS = {"20_intermediate": {"int_framed_violations": framed_violations_sql}}
@@ -188,8 +198,8 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
 
 # Views computed once into a table (`mat_<name>`) by `refresh`, as dbt materializes a model:
 # several later views read each of them, and DuckDB would otherwise recompute them every time.
-MATERIALIZED = ("int_framed_grid", "int_framed_violations", "int_scenario_feasible_starts",
-                "int_room_choice", "int_scenario_candidates")
+MATERIALIZED = ("int_blocked_starts", "int_framed_grid", "int_framed_violations", "int_scenario_feasible_starts",
+                "int_room_choice", "int_scenario_candidates", "oracle_summary", "oracle_necessity")
 
 
 def materialize(con: duckdb.DuckDBPyConnection, name: str, sql: str, temp: bool = False,
@@ -202,13 +212,26 @@ def materialize(con: duckdb.DuckDBPyConnection, name: str, sql: str, temp: bool 
         document(con, name, sql)
 
 
-def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None) -> None:
+def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None, threads_added: bool = False) -> None:
     """Recompute the materialized views from the raw tables (after any change to them); with
     `until`, stop after that one (the views after it are left out of date). The views must
-    exist (create_views); a materialized view becomes `select * from mat_<name>`."""
+    exist (create_views); a materialized view becomes `select * from mat_<name>`.
+
+    `threads_added`: since the last full refresh the only changes were instances removed and the
+    others given threads and room needs (the build's second pass). Violations of the kinds that
+    do not come from threads then stand, and are kept (those of the instances left) instead of
+    recomputed, as are the blocked starts (a superset of what the instances left need)."""
     definitions = {name: sql for layer in VIEW_LAYERS for name, sql in layer_views(layer)}
     for name in MATERIALIZED:
-        materialize(con, name, definitions[name])
+        if threads_added and name == "int_blocked_starts":
+            pass
+        elif threads_added and name == "int_framed_violations":
+            con.execute("delete from mat_int_framed_violations where instance_id not in (select instance_id from instances) "
+                        "or constraint_kind in (select constraint_kind from constraint_kinds where source = 'threads')")
+            thread_views = violation_views([n for n, _ in layer_views("20_intermediate")], "threads")
+            con.execute(f"insert into mat_int_framed_violations {_union(thread_views)}")
+        else:
+            materialize(con, name, definitions[name])
         if name == until:
             return
 

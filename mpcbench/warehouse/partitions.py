@@ -95,7 +95,8 @@ def judge_partition(config: WorldConfig, size: int, part: int, staging: Path,
     con.execute(f"attach {db.quote_literal(str(path))} as staging")
     try:
         for table in LABEL_TABLES:
-            con.execute(f"create table staging.{table} as select * from {table} where list_contains($ids, instance_id)",
+            con.execute(f"create table staging.{table} as select * from {table} "
+                        "where list_contains($ids, instance_id) order by all",
                         {"ids": [c.instance["instance_id"] for c in kept]})
         _clear_instances(con)
         _clear_candidate_threads(con, [c.project["project_id"] for c in candidates if c.project])
