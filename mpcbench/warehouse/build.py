@@ -130,7 +130,7 @@ def _sample_round(con: duckdb.DuckDBPyConnection, config: WorldConfig, world: di
 def select_instances(config: WorldConfig, world: dict, wanted: int, room_needs,
                      progress: Progress | None = None) -> tuple[list[Candidate], dict]:
     con = db.connect(None)
-    db.create_warehouse(con)
+    db.create_warehouse(con, keys=False)
     load_dataset(con, [world], [])
     kept: list[Candidate] = []
     counts = {"too_few_feasible": 0, **{f"{s}_not_needed": 0 for s in SOURCES}}

@@ -57,7 +57,7 @@ def level_context(config: WorldConfig, threads: int | None = None) -> tuple[dict
         con = db.connect(None)
         if threads:
             con.execute(f"set threads = {int(threads)}")
-        db.create_warehouse(con)
+        db.create_warehouse(con, keys=False)
         load_dataset(con, [world], [])
         _contexts[key] = (world, room_needs, con)
     return _contexts[key]
