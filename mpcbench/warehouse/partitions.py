@@ -74,14 +74,17 @@ def staging_file(staging: Path, level: int, part: int) -> Path:
 
 
 def _clear_candidate_threads(con: duckdb.DuckDBPyConnection, project_ids: list[str]) -> None:
-    for statement in (
-        "delete from message_tags where message_id in (select m.message_id from messages as m "
-        "join threads as t on t.thread_id = m.thread_id where list_contains($ids, t.project_id))",
-        "delete from messages where thread_id in (select thread_id from threads where list_contains($ids, project_id))",
-        "delete from threads where list_contains($ids, project_id)",
-        "delete from projects where list_contains($ids, project_id)",
+    """Drop the candidates' projects, threads, messages and tags, keeping the world's: each table
+    is recreated without them, not deleted from (see `build._clear_instances`)."""
+    threads = "(select thread_id from threads where list_contains($ids, project_id))"
+    for table, kept in (
+        ("message_tags", f"message_id not in (select message_id from messages where thread_id in {threads})"),
+        ("messages", f"thread_id not in {threads}"),
+        ("threads", "not list_contains($ids, project_id)"),
+        ("projects", "not list_contains($ids, project_id)"),
     ):
-        con.execute(statement, {"ids": project_ids})
+        con.execute(f"create or replace table {table} as select * from {table} where {kept} order by rowid",
+                    {"ids": project_ids})
 
 
 def judge_partition(config: WorldConfig, size: int, part: int, staging: Path,
