@@ -17,6 +17,9 @@ from mpcbench.dataset import rows
 from mpcbench.sources import SOURCES
 from mpcbench.warehouse import build, db
 from mpcbench.warehouse.checks import run_checks
+from mpcbench.world.candidates import room_need_finder
+from mpcbench.world.config import load_world_config, world_config_path
+from mpcbench.world.generate import generate_world
 
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 LEVELS = (1, 2, 3)
@@ -173,3 +176,24 @@ def test_round_size_does_not_change_the_build(built, tmp_path, monkeypatch):
 def test_the_python_source_order_names_the_sql_level_sources(con):
     from_sql = {source for (source,) in con.execute("select distinct source from level_sources").fetchall()}
     assert set(SOURCES) == from_sql and len(SOURCES) == len(from_sql)
+
+
+@pytest.mark.parametrize("level", [2, 3, 4])
+def test_second_pass_reuse_equals_a_full_refresh(level):
+    """The build's second pass keeps the first pass's non-thread violations (`threads_added`);
+    recomputing every view from scratch on the same rows gives the same violations and verdicts."""
+    config = load_world_config(world_config_path(level, WORLDS_DIR))
+    world = generate_world(config)
+    con = db.connect(None)
+    db.create_warehouse(con, keys=False)
+    rows.load_dataset(con, [world], [])
+    _, verdicts = build._sample_round(con, config, world, range(150),
+                                      room_need_finder(world) if level >= 3 else None)
+    con.execute("create temp table reused as select * from mat_int_framed_violations")
+    sources = dict(con.execute("select k.source, count(*) from reused join constraint_kinds as k "
+                               "using (constraint_kind) group by all").fetchall())
+    assert sources.get("threads", 0) > 0 and sources.get("calendar", 0) > 0   # both halves are there
+    full = build.judge_candidates(con)                                       # every view recomputed
+    assert full == {instance_id: verdicts[instance_id] for instance_id in full}
+    for a, b in (("reused", "mat_int_framed_violations"), ("mat_int_framed_violations", "reused")):
+        assert con.execute(f"select count(*) from (select * from {a} except all select * from {b})").fetchone()[0] == 0
