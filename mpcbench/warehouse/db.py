@@ -237,17 +237,21 @@ def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None, threads_ad
     recomputed, as are the blocked starts (a superset of what the instances left need)."""
     definitions = {name: sql for layer in VIEW_LAYERS for name, sql in layer_views(layer)}
     for name in MATERIALIZED:
-        if threads_added and name == "int_blocked_starts":
-            pass
-        elif threads_added and name == "int_framed_violations":
-            con.execute("delete from mat_int_framed_violations where instance_id not in (select instance_id from instances) "
-                        "or constraint_kind in (select constraint_kind from constraint_kinds where source = 'threads')")
-            thread_views = violation_views([n for n, _ in layer_views("20_intermediate")], "threads")
-            con.execute(f"insert into mat_int_framed_violations {_union(thread_views)}")
-        else:
+        if not threads_added or name not in ("int_blocked_starts", "int_framed_violations"):
             materialize(con, name, definitions[name])
+        elif name == "int_framed_violations":
+            _recompute_thread_violations(con)
         if name == until:
             return
+
+
+def _recompute_thread_violations(con: duckdb.DuckDBPyConnection) -> None:
+    """In `mat_int_framed_violations`: drop the rows of instances no longer loaded and of the
+    kinds that come from threads, then add the thread kinds' rows anew."""
+    con.execute("delete from mat_int_framed_violations where instance_id not in (select instance_id from instances) "
+                "or constraint_kind in (select constraint_kind from constraint_kinds where source = 'threads')")
+    thread_views = violation_views([name for name, _ in layer_views("20_intermediate")], "threads")
+    con.execute(f"insert into mat_int_framed_violations {_union(thread_views)}")
 
 
 def release(con: duckdb.DuckDBPyConnection) -> None:
