@@ -116,10 +116,11 @@ def framed_violations_sql(view_names: list[str]) -> str:
 def violation_views(view_names: list[str], source: str | None = None) -> list[str]:
     """The `int_violations_<kind>` views among `view_names` of kinds that do not frame the grid
     (of one source, if given), in the registry's bit order (unregistered kinds last)."""
-    order = _violation_view_kinds()
-    names = [n for n in view_names if n.startswith("int_violations_") and not order.get(n, (0, False))[1]
-             and (source is None or order.get(n, (0, False, None))[2] == source)]
-    return sorted(names, key=lambda n: (order.get(n, (float("inf"),))[0], n))
+    kinds = _violation_view_kinds()
+    unregistered = (float("inf"), False, None)    # bit, is_frame, source
+    names = [n for n in view_names if n.startswith("int_violations_") and not kinds.get(n, unregistered)[1]
+             and source in (None, kinds.get(n, unregistered)[2])]
+    return sorted(names, key=lambda n: (kinds.get(n, unregistered)[0], n))
 
 
 @cache
@@ -258,7 +259,13 @@ def release(con: duckdb.DuckDBPyConnection) -> None:
     """Empty the materialized views (until the next `refresh`): a partitioned build's worker keeps
     a connection per level, and a level-4 partition's tables alone hold hundreds of MB."""
     for name in MATERIALIZED:
-        con.execute(f"create or replace table mat_{name} as select * from mat_{name} limit 0")
+        empty_table(con, f"mat_{name}")
+
+
+def empty_table(con: duckdb.DuckDBPyConnection, table: str) -> None:
+    """Recreate a table without rows (and without constraints: for a judging connection's keyless
+    tables and the `mat_*` tables). Not `delete from`: DuckDB keeps deleted rows in memory."""
+    con.execute(f"create or replace table {table} as select * from {table} limit 0")
 
 
 def create_warehouse(con: duckdb.DuckDBPyConnection, keys: bool = True) -> None:
