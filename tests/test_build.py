@@ -180,8 +180,9 @@ def test_the_python_source_order_names_the_sql_level_sources(con):
 
 @pytest.mark.parametrize("level", [2, 3, 4])
 def test_second_pass_reuse_equals_a_full_refresh(level):
-    """The build's second pass keeps the first pass's non-thread violations (`threads_added`);
-    recomputing every view from scratch on the same rows gives the same violations and verdicts."""
+    """The build's second pass keeps the first pass's violation masks but for the thread kinds
+    (`threads_added`); recomputing every view from scratch on the same rows gives the same masks
+    and verdicts."""
     config = load_world_config(world_config_path(level, WORLDS_DIR))
     world = generate_world(config)
     con = db.connect(None)
@@ -189,11 +190,11 @@ def test_second_pass_reuse_equals_a_full_refresh(level):
     rows.load_dataset(con, [world], [])
     _, verdicts = build._sample_round(con, config, world, range(150),
                                       room_need_finder(world) if level >= 3 else None)
-    con.execute("create temp table reused as select * from mat_int_framed_violations")
+    con.execute("create temp table reused as select * from mat_int_slot_violation_masks")
     sources = dict(con.execute("select k.source, count(*) from reused join constraint_kinds as k "
-                               "using (constraint_kind) group by all").fetchall())
+                               "on reused.violated_mask & k.bit <> 0 group by all").fetchall())
     assert sources.get("threads", 0) > 0 and sources.get("calendar", 0) > 0   # both halves are there
     full = build.judge_candidates(con)                                       # every view recomputed
     assert full == {instance_id: verdicts[instance_id] for instance_id in full}
-    for a, b in (("reused", "mat_int_framed_violations"), ("mat_int_framed_violations", "reused")):
+    for a, b in (("reused", "mat_int_slot_violation_masks"), ("mat_int_slot_violation_masks", "reused")):
         assert con.execute(f"select count(*) from (select * from {a} except all select * from {b})").fetchone()[0] == 0

@@ -24,7 +24,7 @@ BROKEN = {
     "gold_candidates_violate_nothing": ("oracle_candidates", """
         select instance_id, row_number() over (partition by instance_id order by starts_at) as rank, starts_at,
             ends_at, room_id
-        from int_scenario_candidates where dropped_source = 'none'
+        from int_candidates
         union all
         select instance_id, 99 as rank, starts_at, starts_at as ends_at, null as room_id
         from (select * from int_violations order by all limit 1)"""),

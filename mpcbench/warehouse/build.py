@@ -57,8 +57,8 @@ class LevelResult:
 
 def judge_candidates(con: duckdb.DuckDBPyConnection, threads_added: bool = False) -> dict[str, str]:
     """Verdict per loaded instance: 'kept', 'too_few_feasible' or '<source>_not_needed'
-    (`threads_added`: see `db.refresh`)."""
-    db.refresh(con, threads_added=threads_added)
+    (`threads_added`: see `db.refresh`). Violation rows are not stored: the labels need only masks."""
+    db.refresh(con, violation_rows=False, threads_added=threads_added)
     rows = con.execute("""
         select s.instance_id, s.has_enough_feasible,
                list(n.source) filter (where not n.is_needed) as not_needed
@@ -80,16 +80,14 @@ def judge_candidates(con: duckdb.DuckDBPyConnection, threads_added: bool = False
 
 def _first_starts_without_threads_and_rooms(con: duckdb.DuckDBPyConnection) -> dict[str, list[dt.datetime]]:
     """For loaded drafts (no threads yet): the first 3N feasible starts when rooms are ignored,
-    i.e. the framed starts that break nothing (int_scenario_feasible_starts' scenario 'none',
-    without computing the other scenarios)."""
-    db.refresh(con, until="int_framed_violations")
+    i.e. the framed starts that break nothing (int_feasible_starts), without the necessity check."""
+    db.refresh(con, until="int_feasible_starts", violation_rows=False)
     rows = con.execute("""
-        select g.instance_id, g.starts_at
-        from int_framed_grid as g
-        join stg_instances as i on i.instance_id = g.instance_id
-        anti join int_framed_violations as v on v.instance_id = g.instance_id and v.starts_at = g.starts_at
-        qualify row_number() over (partition by g.instance_id order by g.starts_at) <= 3 * i.n
-        order by g.instance_id, g.starts_at
+        select f.instance_id, f.starts_at
+        from int_feasible_starts as f
+        join stg_instances as i on i.instance_id = f.instance_id
+        qualify row_number() over (partition by f.instance_id order by f.starts_at) <= 3 * i.n
+        order by f.instance_id, f.starts_at
     """).fetchall()
     starts: dict[str, list[dt.datetime]] = {}
     for instance_id, starts_at in rows:

@@ -213,8 +213,9 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
 
 # Views computed once into a table (`mat_<name>`) by `refresh`, as dbt materializes a model:
 # several later views read each of them, and DuckDB would otherwise recompute them every time.
-MATERIALIZED = ("int_blocked_starts", "int_framed_grid", "int_framed_violations", "int_scenario_feasible_starts",
-                "int_room_choice", "int_scenario_candidates", "oracle_summary", "oracle_necessity")
+MATERIALIZED = ("int_blocked_starts", "int_framed_grid", "int_framed_violations", "int_slot_violation_masks",
+                "int_feasible_starts", "int_scenario_added_starts", "int_room_choice", "int_candidates",
+                "oracle_summary", "oracle_necessity")
 
 
 def materialize(con: duckdb.DuckDBPyConnection, name: str, sql: str, temp: bool = False,
@@ -227,32 +228,61 @@ def materialize(con: duckdb.DuckDBPyConnection, name: str, sql: str, temp: bool 
         document(con, name, sql)
 
 
-def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None, threads_added: bool = False) -> None:
+def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None, violation_rows: bool = True,
+            threads_added: bool = False) -> None:
     """Recompute the materialized views from the raw tables (after any change to them); with
     `until`, stop after that one (the views after it are left out of date). The views must
     exist (create_views); a materialized view becomes `select * from mat_<name>`.
 
-    `threads_added`: since the last full refresh the only changes were instances removed and the
-    others given threads and room needs (the build's second pass). Violations of the kinds that
-    do not come from threads then stand, and are kept (those of the instances left) instead of
-    recomputed, as are the blocked starts (a superset of what the instances left need)."""
+    `violation_rows=False`, for a build's judging connection, which needs only the labels: every
+    violation row (int_framed_violations, a row per candidate, constraint and source row, which
+    grading and explanations read) is not stored, only each candidate's mask of the kinds it
+    breaks (int_slot_violation_masks); int_framed_violations stays the union it is defined as.
+
+    `threads_added` (with `violation_rows=False`): since the last refresh the only changes were
+    instances removed and the others given threads and room needs (the build's second pass). The
+    masks' bits of the kinds that do not come from threads then stand, and are kept (those of the
+    instances left) instead of recomputed, as are the blocked starts (a superset of what the
+    instances left need)."""
+    if threads_added and violation_rows:
+        raise ValueError("threads_added updates the violation masks only: pass violation_rows=False")
     definitions = {name: sql for layer in VIEW_LAYERS for name, sql in layer_views(layer)}
     for name in MATERIALIZED:
-        if not threads_added or name not in ("int_blocked_starts", "int_framed_violations"):
+        if name == "int_framed_violations" and not violation_rows:
+            con.execute(f"create or replace view {name} as\n{definitions[name]}")
+        elif threads_added and name == "int_slot_violation_masks":
+            _recompute_thread_masks(con)
+        elif not (threads_added and name == "int_blocked_starts"):
             materialize(con, name, definitions[name])
-        elif name == "int_framed_violations":
-            _recompute_thread_violations(con)
         if name == until:
             return
 
 
-def _recompute_thread_violations(con: duckdb.DuckDBPyConnection) -> None:
-    """In `mat_int_framed_violations`: drop the rows of instances no longer loaded and of the
-    kinds that come from threads, then add the thread kinds' rows anew."""
-    con.execute("delete from mat_int_framed_violations where instance_id not in (select instance_id from instances) "
-                "or constraint_kind in (select constraint_kind from constraint_kinds where source = 'threads')")
+def _recompute_thread_masks(con: duckdb.DuckDBPyConnection) -> None:
+    """`mat_int_slot_violation_masks` anew from its rows of the instances still loaded, without
+    the bits of the kinds that come from threads, and the thread kinds' violations."""
     thread_views = violation_views([name for name, _ in layer_views("20_intermediate")], "threads")
-    con.execute(f"insert into mat_int_framed_violations {_union(thread_views)}")
+    con.execute(f"""
+        create or replace table mat_int_slot_violation_masks as
+        with thread_bits as (
+            select bit_or(bit) as bits from constraint_kinds where source = 'threads'
+        ),
+
+        bits as (
+            select m.instance_id, m.starts_at, m.violated_mask & ~t.bits as violated_mask
+            from mat_int_slot_violation_masks as m, thread_bits as t
+            where m.instance_id in (select instance_id from instances)
+            union all
+            select v.instance_id, v.starts_at, k.bit
+            from ({_union(thread_views)}) as v
+            join constraint_kinds as k on k.constraint_kind = v.constraint_kind
+        )
+
+        select instance_id, starts_at, bit_or(violated_mask) as violated_mask
+        from bits
+        group by instance_id, starts_at
+        having bit_or(violated_mask) <> 0
+    """)
 
 
 def release(con: duckdb.DuckDBPyConnection) -> None:

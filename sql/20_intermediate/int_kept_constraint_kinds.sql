@@ -3,7 +3,7 @@
 -- Removing the calendar drops every constraint computed from events; removing the policy keeps
 -- its working hours, which frame the grid; removing threads drops deadline, ban and ooo;
 -- removing rooms changes no violation here (the room join is skipped instead, in
--- int_scenario_candidates).
+-- int_scenario_added_candidates).
 with scenarios as (
     select * from (values ('none'), ('calendar'), ('policy'), ('threads'), ('rooms')) as s(dropped_source)
 )

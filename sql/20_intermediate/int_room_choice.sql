@@ -1,9 +1,16 @@
--- For each level-3 start that is feasible in some scenario, the room it takes: among the fitting
--- rooms with no overlapping booking, the least room_id, or (tie_break = capacity) the least
--- capacity and then the least room_id.
-with starts as (
-    select distinct f.instance_id, i.world_id, i.duration_minutes, f.starts_at
-    from int_scenario_feasible_starts as f
+-- For each level-3 start that is feasible in some scenario of the necessity check (the full
+-- problem's and those a removed source adds), the room it takes: among the fitting rooms with no
+-- overlapping booking, the least room_id, or (tie_break = capacity) the least capacity and then
+-- the least room_id.
+with feasible_somewhere as (
+    select instance_id, starts_at from int_feasible_starts
+    union
+    select instance_id, starts_at from int_scenario_added_starts
+),
+
+starts as (
+    select f.instance_id, i.world_id, i.duration_minutes, f.starts_at
+    from feasible_somewhere as f
     join stg_instances as i on i.instance_id = f.instance_id
     where i.level >= 3
 ),

@@ -11,5 +11,4 @@ select
     c.starts_at,
     c.ends_at,
     c.room_id
-from int_scenario_candidates as c
-where c.dropped_source = 'none'
+from int_candidates as c

@@ -1,7 +1,7 @@
 -- For each source an instance's level requires: does removing it change the first N starts?
--- Removing a source only adds candidates (int_scenario_candidates without it is a superset of
--- the full problem's), so the first N change exactly when an added candidate comes before the
--- N-th gold start, or, when there are fewer than N gold starts, when any candidate is added.
+-- Removing a source only adds candidates (int_scenario_added_candidates), so the first N change
+-- exactly when an added candidate comes before the N-th gold start, or, when there are fewer than
+-- N gold starts, when any candidate is added.
 -- column: instance_id  The instance (instances.instance_id).
 -- column: source  A source the instance's level requires (level_sources): calendar, policy,
 --   threads or rooms.
@@ -17,17 +17,9 @@ with last_gold_starts as (
 ),
 
 first_added as (
-    select
-        c.dropped_source,
-        c.instance_id,
-        min(c.starts_at) as starts_at
-    from int_scenario_candidates as c
-    anti join int_scenario_candidates as gold
-        on gold.dropped_source = 'none'
-        and gold.instance_id = c.instance_id
-        and gold.starts_at = c.starts_at
-    where c.dropped_source <> 'none'
-    group by c.dropped_source, c.instance_id
+    select dropped_source, instance_id, min(starts_at) as starts_at
+    from int_scenario_added_candidates
+    group by dropped_source, instance_id
 )
 
 select
