@@ -16,8 +16,10 @@ import reference_oracle as ref
 from mpcbench.dataset import rows
 from mpcbench.sources import SOURCES
 from mpcbench.warehouse import build, db
+from mpcbench.warehouse.build import _clear_instances
+from mpcbench.warehouse.partitions import _clear_candidate_threads
 from mpcbench.warehouse.checks import run_checks
-from mpcbench.world.candidates import room_need_finder
+from mpcbench.world.candidates import room_need_finder, write_threads
 from mpcbench.world.config import load_world_config, world_config_path
 from mpcbench.world.generate import generate_world
 
@@ -198,3 +200,28 @@ def test_second_pass_reuse_equals_a_full_refresh(level):
     assert full == {instance_id: verdicts[instance_id] for instance_id in full}
     for a, b in (("reused", "mat_int_slot_violation_masks"), ("mat_int_slot_violation_masks", "reused")):
         assert con.execute(f"select count(*) from (select * from {a} except all select * from {b})").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("level", [2, 3, 4])
+def test_tags_alone_get_the_verdicts_of_the_written_threads(level):
+    """The build judges a candidate on its planned tags (`ThreadPlan.tag_threads`: no text, author
+    or time) and writes the threads only for the kept: judged on the written threads, with their
+    chatter, every candidate gets the same verdict."""
+    config = load_world_config(world_config_path(level, WORLDS_DIR))
+    world = generate_world(config)
+    con = db.connect(None)
+    db.create_warehouse(con, keys=False)
+    rows.load_dataset(con, [world], [])
+    candidates, on_tags = build._sample_round(con, config, world, range(150),
+                                              room_need_finder(world) if level >= 3 else None)
+    assert "kept" in on_tags.values() and len(set(on_tags.values())) > 1
+    planned = [c for c in candidates if c.plan]
+    _clear_instances(con)
+    _clear_candidate_threads(con, [c.project["project_id"] for c in planned])
+    written = [write_threads(config, c.plan) for c in planned]
+    assert all(m["text"] and m["ts"] for c in written for t in c.threads for m in t["messages"])
+    rows.insert_rows(con, rows.thread_rows(world["world_id"], [c.project for c in written],
+                                           [t for c in written for t in c.threads]))
+    rows.insert_rows(con, rows.instance_rows([c.instance for c in written]))
+    on_threads = build.judge_candidates(con)
+    assert on_threads == {c.instance["instance_id"]: on_tags[c.instance["instance_id"]] for c in written}

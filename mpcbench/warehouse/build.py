@@ -30,7 +30,7 @@ from .. import __version__
 from ..dataset.rows import insert_rows, instance_rows, load_dataset, thread_rows
 from ..dataset.store import atomic_database, write_build_info, write_build_stats
 from ..sources import LEVELS, SOURCES
-from ..world.candidates import Candidate, draft_candidate, finish_candidate, room_need_finder
+from ..world.candidates import Candidate, draft_candidate, plan_threads, room_need_finder, write_threads
 from ..world.config import WorldConfig, load_world_config, world_config_path
 from ..world.generate import generate_world
 from ..world.split import seed_hash, split_configs
@@ -105,8 +105,8 @@ def _clear_instances(con: duckdb.DuckDBPyConnection) -> None:
 
 def _sample_round(con: duckdb.DuckDBPyConnection, config: WorldConfig, world: dict,
                   ks: range, room_needs) -> tuple[list[Candidate], dict[str, str]]:
-    """Draft candidates ks, aim their threads at the answer without them, and judge them all;
-    they stay loaded (with the oracle's views over them) until `_clear_instances`."""
+    """Draft candidates ks, aim their threads at the answer without them (planned, not written:
+    `ThreadPlan`), and judge them all; they stay loaded (with the oracle's views over them) until `_clear_instances`."""
     drafts = [draft_candidate(config, world, k) for k in ks]
     insert_rows(con, instance_rows([d.instance for d in drafts]))
     if config.level == 1:
@@ -114,15 +114,15 @@ def _sample_round(con: duckdb.DuckDBPyConnection, config: WorldConfig, world: di
     else:
         targets = _first_starts_without_threads_and_rooms(con)
         _clear_instances(con)
-        candidates = [
-            finish_candidate(config, world, d, targets[d.instance["instance_id"]], room_needs,
-                             with_chatter=False)
+        plans = [
+            plan_threads(config, world, d, targets[d.instance["instance_id"]], room_needs)
             for d in drafts
             if len(targets.get(d.instance["instance_id"], ())) >= d.instance["requirements"]["n"]
         ]
-        insert_rows(con, thread_rows(world["world_id"], [c.project for c in candidates],
-                                     [t for c in candidates for t in c.threads]))
-        insert_rows(con, instance_rows([c.instance for c in candidates]))
+        insert_rows(con, thread_rows(world["world_id"], [p.project for p in plans],
+                                     [t for p in plans for t in p.tag_threads()]))
+        insert_rows(con, instance_rows([p.instance for p in plans]))
+        candidates = [Candidate(p.k, p.instance, p.project, [], p.targets, p) for p in plans]
     verdicts = {d.instance["instance_id"]: "too_few_feasible" for d in drafts}
     verdicts.update(judge_candidates(con, threads_added=config.level > 1))
     by_id = {c.instance["instance_id"]: c for c in candidates}
@@ -165,12 +165,10 @@ def select_instances(config: WorldConfig, world: dict, wanted: int, room_needs,
 
 def build_level(config: WorldConfig, wanted: int, progress: Progress | None = None) -> LevelResult:
     world = generate_world(config)
-    room_needs = room_need_finder(world) if config.level >= 3 else None  # one cache for both passes
+    room_needs = room_need_finder(world) if config.level >= 3 else None  # one cache for every round
     kept, stats = select_instances(config, world, wanted, room_needs, progress)
     if config.level >= 2:
-        # chatter does not change the verdict (see ThreadWriter); only the kept get it
-        kept = [finish_candidate(config, world, draft_candidate(config, world, c.k), c.targets, room_needs)
-                for c in kept]
+        kept = [write_threads(config, c.plan) for c in kept]   # judged on their tags alone (ThreadPlan)
     final_world = dict(world)
     if config.level >= 2:
         final_world["projects"] = world["projects"] + [c.project for c in kept]

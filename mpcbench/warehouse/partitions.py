@@ -25,7 +25,7 @@ from . import db
 from .build import _clear_instances, _sample_round
 from .parts import LABEL_TABLES, part_path
 from ..dataset.rows import insert_rows, instance_rows, load_dataset, thread_rows
-from ..world.candidates import draft_candidate, finish_candidate, room_need_finder
+from ..world.candidates import room_need_finder, write_threads
 from ..world.config import WorldConfig
 from ..world.generate import generate_world
 
@@ -105,9 +105,7 @@ def judge_partition(config: WorldConfig, size: int, part: int, staging: Path,
         _clear_candidate_threads(con, [c.project["project_id"] for c in candidates if c.project])
         db.release(con)
         if config.level >= 2:
-            # chatter does not change the verdict (see ThreadWriter); only the kept get it
-            kept = [finish_candidate(config, world, draft_candidate(config, world, c.k), c.targets, room_needs)
-                    for c in kept]
+            kept = [write_threads(config, c.plan) for c in kept]   # judged on their tags alone (ThreadPlan)
         con.execute("use staging")
         db.create_tables(con)
         insert_rows(con, instance_rows([c.instance for c in kept]))

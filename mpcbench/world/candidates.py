@@ -34,6 +34,7 @@ class Candidate:
     project: dict | None
     threads: list[dict]
     targets: list[dt.datetime] | None = None   # what the threads were aimed at (levels 2-3)
+    plan: ThreadPlan | None = None             # a judged candidate's threads, not yet written
 
 
 def _window(config: WorldConfig, rng: random.Random) -> tuple[list[dt.date], dt.datetime]:
@@ -321,9 +322,39 @@ def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
     return Candidate(k, instance, {"project_id": project_id, "name": project_name}, [])
 
 
+@dataclass
+class ThreadPlan:
+    """What a candidate's threads will say, decided (`plan_threads`) but not written
+    (`write_threads`): the messages in the order said and the generator's state to write them
+    with. Its tags are all the oracle reads of threads, so the build judges a candidate on
+    `tag_threads()` and writes the threads in full, with chatter, only for the candidates it keeps."""
+    k: int
+    instance: dict
+    project: dict
+    targets: list[dt.datetime]
+    messages: list[tuple[str, str, dict, dict | None]]   # text, tag kind, tag params, author (None: any)
+    authors: list[dict]
+    clock: dt.datetime
+    rng_state: tuple
+
+    def tag_threads(self) -> list[dict]:
+        """One thread holding one message per tag, with no text, author or time."""
+        messages = [{"message_id": f"{self.project['project_id']}-tag{i}", "author_id": None, "ts": None, "text": "",
+                     "tags": [{"type": kind, "params": params}]}
+                    for i, (_, kind, params, _) in enumerate(self.messages)]
+        return [{"thread_id": f"{self.project['project_id']}-tags", "project_id": self.project["project_id"],
+                 "channel": "", "title": "", "messages": messages}]
+
+
 def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets: list[dt.datetime],
-                     room_needs: RoomNeeds | None, with_chatter: bool = True) -> Candidate:
-    """Write the draft's threads: constraint tags aimed at the first N of `targets` (the first
+                     room_needs: RoomNeeds | None) -> Candidate:
+    """The draft with its project's threads written (`plan_threads`, then `write_threads`)."""
+    return write_threads(config, plan_threads(config, world, draft, targets, room_needs))
+
+
+def plan_threads(config: WorldConfig, world: dict, draft: Candidate, targets: list[dt.datetime],
+                 room_needs: RoomNeeds | None) -> ThreadPlan:
+    """Decide the draft's threads: constraint tags aimed at the first N of `targets` (the first
     feasible starts without threads and rooms), and at level 3 the requirements, some said twice
     with a revision, with room needs that no room free at one of the answer's starts meets."""
     rng = seeded_rng(config, "threads", draft.k)
@@ -338,12 +369,8 @@ def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets
     window = [window_start + dt.timedelta(days=i) for i in range(
         (dt.date.fromisoformat(instance["window"]["end"]) - window_start).days + 1)]
     others = [p for p in world["people"] if p not in participants]
-    project = draft.project
-    threads: list[dict] = []
-    writer = ThreadWriter(project["project_id"], project["name"], rng, participants + rng.sample(others, 2),
-                          now - dt.timedelta(days=rng.randint(4, 9), minutes=rng.randint(0, 600)), threads,
-                          chatter_rng=seeded_rng(config, "chatter", draft.k) if with_chatter else None,
-                          id_key=id_key(config, "thread", project["project_id"]))
+    authors = participants + rng.sample(others, 2)
+    clock = now - dt.timedelta(days=rng.randint(4, 9), minutes=rng.randint(0, 600))
     constraints = _thread_constraints(rng, level, window, participants, others, targets, n, duration)
     tagged = level < 4
     messages = [(constraint_tag_message(rng, kind, params, name, tagged), kind, params, None)
@@ -373,20 +400,30 @@ def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets
         mixed = said_first[3:] + messages
         rng.shuffle(mixed)
         messages = said_first[:3] + mixed + revisions
+    return ThreadPlan(draft.k, instance, draft.project, targets, messages, authors, clock, rng.getstate())
 
+
+def write_threads(config: WorldConfig, plan: ThreadPlan) -> Candidate:
+    """The planned messages written into threads, with chatter around them: ids, authors, times."""
+    rng = random.Random()
+    rng.setstate(plan.rng_state)
+    threads: list[dict] = []
+    project = plan.project
+    writer = ThreadWriter(project["project_id"], project["name"], rng, plan.authors, plan.clock, threads,
+                          chatter_rng=seeded_rng(config, "chatter", plan.k),
+                          id_key=id_key(config, "thread", project["project_id"]))
     thread_count = between(rng, config.noise.get("threads_per_project", [1, 1]))
     for _ in range(thread_count):
         writer.new_thread()
     chatter_range = config.noise["chatter_per_thread"]
-    for index, (text, kind, params, author) in enumerate(messages):
-        thread = threads[index % thread_count] if level >= 3 else prose.pick(rng, threads)
+    for index, (text, kind, params, author) in enumerate(plan.messages):
+        thread = threads[index % thread_count] if config.level >= 3 else prose.pick(rng, threads)
         writer.chatter(thread, (0, max(1, chatter_range[1] // 3)))
         writer.say(thread, text, [(kind, params)], author=author)
     for thread in threads:
         writer.chatter(thread, (chatter_range[0] // 2, chatter_range[1] // 2))
-    writer.fit_before(now)
-    threads = [t for t in threads if t["messages"]]
-    return Candidate(draft.k, instance, project, threads, targets)
+    writer.fit_before(dt.datetime.fromisoformat(plan.instance["now"]))
+    return Candidate(plan.k, plan.instance, project, [t for t in threads if t["messages"]], plan.targets)
 
 
 def booking_index(world: dict) -> Callable[[str, dt.datetime, dt.datetime], bool]:

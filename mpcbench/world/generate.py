@@ -180,15 +180,14 @@ def _rooms(config: WorldConfig, rng: random.Random) -> tuple[list[dict], list[di
 @dataclass
 class ThreadWriter:
     """Writes the threads of one project: ids, authors and increasing timestamps. Chatter draws
-    from its own generator (None: no chatter), so the tagged messages are the same with or
-    without it: the build judges candidates without chatter and adds it to the kept ones."""
+    from its own generator, so what else is said does not depend on it."""
     project_id: str
     project_name: str
     rng: random.Random
     authors: list[dict]
     clock: dt.datetime
     threads: list[dict]
-    chatter_rng: random.Random | None
+    chatter_rng: random.Random
     id_key: str   # id_key(config, "thread", project_id): thread and message ids are opaque
     next_message: int = 0
     next_thread: int = 0
@@ -240,8 +239,6 @@ class ThreadWriter:
     def chatter(self, thread: dict, bounds: tuple[int, int]) -> None:
         """Between bounds[0] and bounds[1] ordinary messages: none addresses its own author (by
         first name) or repeats a message of the project."""
-        if self.chatter_rng is None:
-            return
         rng = self.chatter_rng
         for _ in range(between(rng, bounds)):
             author = prose.pick(rng, self.authors)
