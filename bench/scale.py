@@ -71,9 +71,9 @@ def timed_build(out: Path, instances: int, engine: str, jobs: int, levels: str) 
     return seconds, usage.ru_utime + usage.ru_stime, peak / 2**30
 
 
-def oracle_per_core(dataset: Path, violation_rows: bool) -> tuple[int, float]:
+def oracle_per_core(dataset: Path, judging: bool) -> tuple[int, float]:
     """Instances and seconds to recompute every oracle layer on one thread from the dataset's raw
-    tables: the labels, as the build's judging computes them (`violation_rows=False`), or with
+    tables: the labels, as the build's judging computes them (`judging`), or with
     every violation row stored too, as the warehouse does for grading (`db.refresh`)."""
     source = db.open_partitioned(dataset)
     con = db.connect(None)
@@ -85,7 +85,7 @@ def oracle_per_core(dataset: Path, violation_rows: bool) -> tuple[int, float]:
     source.close()
     db.create_views(con)
     started = time.process_time()        # CPU time: one thread, so a busy machine does not inflate it
-    db.refresh(con, violation_rows=violation_rows)
+    db.refresh(con, judging=judging)
     for view in parts.LABEL_TABLES:
         con.execute(f"select count(*) from {view}").fetchall()
     seconds = time.process_time() - started
@@ -132,7 +132,7 @@ def main() -> None:
                     shutil.rmtree(out)
             fits[engine] = (slope([(n, w) for n, w, _ in points]), slope([(n, c) for n, _, c in points]))
         if not args.no_oracle:
-            oracle = {stored: oracle_per_core(kept, stored) for stored in (False, True)}
+            oracle = {stored: oracle_per_core(kept, judging=not stored) for stored in (False, True)}
     print(f"| engine | instances a level | wall s | CPU s | peak GiB | instances/s (wall, {args.jobs} workers) "
           "| instances per CPU second |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")

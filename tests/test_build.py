@@ -225,3 +225,34 @@ def test_tags_alone_get_the_verdicts_of_the_written_threads(level):
     rows.insert_rows(con, rows.instance_rows([c.instance for c in written]))
     on_threads = build.judge_candidates(con)
     assert on_threads == {c.instance["instance_id"]: on_tags[c.instance["instance_id"]] for c in written}
+
+
+def test_a_judging_connection_reuses_blocked_starts_only_while_they_cover_the_lengths_in_use():
+    """A judging connection keeps the blocked starts from round to round (the world does not
+    change); a round with a meeting length they do not cover gets the labels of a fresh warehouse."""
+    config = load_world_config(world_config_path(2, WORLDS_DIR))
+    world = generate_world(config)
+    drafts = [build.draft_candidate(config, world, k) for k in range(120)]
+    first_length = drafts[0].instance["requirements"]["duration_min"]
+    first = [d.instance for d in drafts if d.instance["requirements"]["duration_min"] == first_length]
+    later = [d.instance for d in drafts if d.instance["requirements"]["duration_min"] != first_length]
+    assert first and later
+
+    def labels(con):
+        return {table: con.execute(f"select * from {table} order by all").fetchall()
+                for table in ("oracle_answers", "oracle_necessity")}
+
+    judging = db.connect(None)
+    db.create_warehouse(judging, keys=False)
+    rows.load_dataset(judging, [world], [])
+    for instances in (first, later):
+        _clear_instances(judging)
+        rows.insert_rows(judging, rows.instance_rows(instances))
+        db.refresh(judging, judging=True)
+    lengths = judging.execute("select count(distinct duration_minutes) from mat_int_blocked_starts").fetchone()[0]
+    assert lengths > 1                                                   # recomputed for both rounds' lengths
+    fresh = db.connect(None)
+    db.create_warehouse(fresh)
+    rows.load_dataset(fresh, [world], later)
+    db.refresh(fresh)
+    assert labels(judging) == labels(fresh) and labels(fresh)["oracle_answers"]

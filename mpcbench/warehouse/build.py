@@ -58,7 +58,7 @@ class LevelResult:
 def judge_candidates(con: duckdb.DuckDBPyConnection, threads_added: bool = False) -> dict[str, str]:
     """Verdict per loaded instance: 'kept', 'too_few_feasible' or '<source>_not_needed'
     (`threads_added`: see `db.refresh`). Violation rows are not stored: the labels need only masks."""
-    db.refresh(con, violation_rows=False, threads_added=threads_added)
+    db.refresh(con, judging=True, threads_added=threads_added)
     rows = con.execute("""
         select s.instance_id, s.has_enough_feasible,
                list(n.source) filter (where not n.is_needed) as not_needed
@@ -81,7 +81,7 @@ def judge_candidates(con: duckdb.DuckDBPyConnection, threads_added: bool = False
 def _first_starts_without_threads_and_rooms(con: duckdb.DuckDBPyConnection) -> dict[str, list[dt.datetime]]:
     """For loaded drafts (no threads yet): the first 3N feasible starts when rooms are ignored,
     i.e. the framed starts that break nothing (int_feasible_starts), without the necessity check."""
-    db.refresh(con, until="int_feasible_starts", violation_rows=False)
+    db.refresh(con, until="int_feasible_starts", judging=True)
     rows = con.execute("""
         select f.instance_id, f.starts_at
         from int_feasible_starts as f

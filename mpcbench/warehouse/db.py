@@ -228,34 +228,59 @@ def materialize(con: duckdb.DuckDBPyConnection, name: str, sql: str, temp: bool 
         document(con, name, sql)
 
 
-def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None, violation_rows: bool = True,
+def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None, judging: bool = False,
             threads_added: bool = False) -> None:
     """Recompute the materialized views from the raw tables (after any change to them); with
     `until`, stop after that one (the views after it are left out of date). The views must
     exist (create_views); a materialized view becomes `select * from mat_<name>`.
 
-    `violation_rows=False`, for a build's judging connection, which needs only the labels: every
-    violation row (int_framed_violations, a row per candidate, constraint and source row, which
-    grading and explanations read) is not stored, only each candidate's mask of the kinds it
-    breaks (int_slot_violation_masks); int_framed_violations stays the union it is defined as.
+    `judging`, for a build's judging connection (one world, candidates coming and going), which
+    needs only the labels: every violation row (int_framed_violations, a row per candidate,
+    constraint and source row, which grading and explanations read) is not stored, only each
+    candidate's mask of the kinds it breaks (int_slot_violation_masks); int_framed_violations stays
+    the union it is defined as. The blocked starts, which depend on the world and the meeting
+    lengths and margins in use, stand while they cover those of the instances loaded
+    (`_refresh_blocked_starts`).
 
-    `threads_added` (with `violation_rows=False`): since the last refresh the only changes were
-    instances removed and the others given threads and room needs (the build's second pass). The
-    masks' bits of the kinds that do not come from threads then stand, and are kept (those of the
-    instances left) instead of recomputed, as are the blocked starts (a superset of what the
-    instances left need)."""
-    if threads_added and violation_rows:
-        raise ValueError("threads_added updates the violation masks only: pass violation_rows=False")
+    `threads_added` (judging only): since the last refresh the only changes were instances removed
+    and the others given threads and room needs (the build's second pass). The masks' bits of the
+    kinds that do not come from threads then stand, and are kept (those of the instances left)
+    instead of recomputed."""
+    if threads_added and not judging:
+        raise ValueError("threads_added updates a judging connection's violation masks: pass judging=True")
     definitions = {name: sql for layer in VIEW_LAYERS for name, sql in layer_views(layer)}
     for name in MATERIALIZED:
-        if name == "int_framed_violations" and not violation_rows:
+        if judging and name == "int_blocked_starts":
+            _refresh_blocked_starts(con, definitions)
+        elif judging and name == "int_framed_violations":
             con.execute(f"create or replace view {name} as\n{definitions[name]}")
         elif threads_added and name == "int_slot_violation_masks":
             _recompute_thread_masks(con)
-        elif not (threads_added and name == "int_blocked_starts"):
+        else:
             materialize(con, name, definitions[name])
         if name == until:
             return
+
+
+_COVERED_MARGINS = "blocked_margins_covered"   # a judging connection's: what mat_int_blocked_starts holds
+
+
+def _refresh_blocked_starts(con: duckdb.DuckDBPyConnection, definitions: dict[str, str]) -> None:
+    """On a judging connection, whose world does not change: recompute the blocked starts only when
+    the instances loaded use a (world, owner kind, meeting length, margin) they do not cover, and
+    then for those covered before too (blocked starts of lengths and margins no instance uses are
+    never joined). After the first few rounds of a level every combination is covered."""
+    margins = definitions["int_blocked_margins"]
+    covered = con.execute("select count(*) from duckdb_tables() where table_name = $1 and temporary",
+                          [_COVERED_MARGINS]).fetchone()[0]
+    if covered:
+        missing = con.execute(f"select count(*) from (({margins}) except select * from {_COVERED_MARGINS})").fetchone()[0]
+        if not missing:
+            return
+        margins = f"({margins}) union select * from {_COVERED_MARGINS}"
+    con.execute(f"create or replace temp table {_COVERED_MARGINS} as {margins}")
+    materialize(con, "int_blocked_starts",
+                definitions["int_blocked_starts"].replace("int_blocked_margins", _COVERED_MARGINS))
 
 
 def _recompute_thread_masks(con: duckdb.DuckDBPyConnection) -> None:
@@ -286,10 +311,12 @@ def _recompute_thread_masks(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def release(con: duckdb.DuckDBPyConnection) -> None:
-    """Empty the materialized views (until the next `refresh`): a partitioned build's worker keeps
-    a connection per level, and a level-4 partition's tables alone hold hundreds of MB."""
+    """Empty a judging connection's materialized views (until the next `refresh`) but the blocked
+    starts, which the next refresh reuses: a partitioned build's worker keeps a connection per
+    level, and a level-4 partition's tables alone hold hundreds of MB."""
     for name in MATERIALIZED:
-        empty_table(con, f"mat_{name}")
+        if name != "int_blocked_starts":
+            empty_table(con, f"mat_{name}")
 
 
 def empty_table(con: duckdb.DuckDBPyConnection, table: str) -> None:
