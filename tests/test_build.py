@@ -180,16 +180,22 @@ def test_the_python_source_order_names_the_sql_level_sources(con):
     assert set(SOURCES) == from_sql and len(SOURCES) == len(from_sql)
 
 
-@pytest.mark.parametrize("level", [2, 3, 4])
-def test_second_pass_reuse_equals_a_full_refresh(level):
-    """The build's second pass keeps the first pass's violation masks but for the thread kinds
-    (`threads_added`); recomputing every view from scratch on the same rows gives the same masks
-    and verdicts."""
+def _judging_connection(level: int):
+    """(config, world, a build's judging connection with the level's world loaded)."""
     config = load_world_config(world_config_path(level, WORLDS_DIR))
     world = generate_world(config)
     con = db.connect(None)
     db.create_warehouse(con, keys=False)
     rows.load_dataset(con, [world], [])
+    return config, world, con
+
+
+@pytest.mark.parametrize("level", [2, 3, 4])
+def test_second_pass_reuse_equals_a_full_refresh(level):
+    """The build's second pass keeps the first pass's violation masks but for the thread kinds
+    (`threads_added`); recomputing every view from scratch on the same rows gives the same masks
+    and verdicts."""
+    config, world, con = _judging_connection(level)
     _, verdicts = build._sample_round(con, config, world, range(150),
                                       room_need_finder(world) if level >= 3 else None)
     con.execute("create temp table reused as select * from mat_int_slot_violation_masks")
@@ -207,11 +213,7 @@ def test_tags_alone_get_the_verdicts_of_the_written_threads(level):
     """The build judges a candidate on its planned tags (`ThreadPlan.tag_threads`: no text, author
     or time) and writes the threads only for the kept: judged on the written threads, with their
     chatter, every candidate gets the same verdict."""
-    config = load_world_config(world_config_path(level, WORLDS_DIR))
-    world = generate_world(config)
-    con = db.connect(None)
-    db.create_warehouse(con, keys=False)
-    rows.load_dataset(con, [world], [])
+    config, world, con = _judging_connection(level)
     candidates, on_tags = build._sample_round(con, config, world, range(150),
                                               room_need_finder(world) if level >= 3 else None)
     assert "kept" in on_tags.values() and len(set(on_tags.values())) > 1
@@ -230,8 +232,7 @@ def test_tags_alone_get_the_verdicts_of_the_written_threads(level):
 def test_a_judging_connection_reuses_blocked_starts_only_while_they_cover_the_lengths_in_use():
     """A judging connection keeps the blocked starts from round to round (the world does not
     change); a round with a meeting length they do not cover gets the labels of a fresh warehouse."""
-    config = load_world_config(world_config_path(2, WORLDS_DIR))
-    world = generate_world(config)
+    config, world, judging = _judging_connection(2)
     drafts = [build.draft_candidate(config, world, k) for k in range(120)]
     first_length = drafts[0].instance["requirements"]["duration_min"]
     first = [d.instance for d in drafts if d.instance["requirements"]["duration_min"] == first_length]
@@ -242,9 +243,6 @@ def test_a_judging_connection_reuses_blocked_starts_only_while_they_cover_the_le
         return {table: con.execute(f"select * from {table} order by all").fetchall()
                 for table in ("oracle_answers", "oracle_necessity")}
 
-    judging = db.connect(None)
-    db.create_warehouse(judging, keys=False)
-    rows.load_dataset(judging, [world], [])
     for instances in (first, later):
         _clear_instances(judging)
         rows.insert_rows(judging, rows.instance_rows(instances))

@@ -106,7 +106,8 @@ def _clear_instances(con: duckdb.DuckDBPyConnection) -> None:
 def _sample_round(con: duckdb.DuckDBPyConnection, config: WorldConfig, world: dict,
                   ks: range, room_needs) -> tuple[list[Candidate], dict[str, str]]:
     """Draft candidates ks, aim their threads at the answer without them (planned, not written:
-    `ThreadPlan`), and judge them all; they stay loaded (with the oracle's views over them) until `_clear_instances`."""
+    `ThreadPlan`), and judge them all; they stay loaded (with the oracle's views over them) until
+    `_clear_instances`."""
     drafts = [draft_candidate(config, world, k) for k in ks]
     insert_rows(con, instance_rows([d.instance for d in drafts]))
     if config.level == 1:

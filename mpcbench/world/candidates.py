@@ -1,6 +1,7 @@
 """Candidate instances on a generated world: `draft_candidate(config, world, k)` makes candidate
-number k (window, participants, requirements), `finish_candidate` adds the project and threads
-it needs, aimed at the answer the threads would otherwise give. A candidate depends only on
+number k (window, participants, requirements), `plan_threads` decides the project and threads
+it needs, aimed at the answer the threads would otherwise give, and `write_threads` writes them
+(the build writes only the candidates it keeps). A candidate depends only on
 (seed, level, k), so resampling adds candidates without changing earlier ones. Which candidates
 are kept is decided in SQL by the build (too few feasible starts, sources that do not matter).
 
@@ -344,12 +345,6 @@ class ThreadPlan:
                     for i, (_, kind, params, _) in enumerate(self.messages)]
         return [{"thread_id": f"{self.project['project_id']}-tags", "project_id": self.project["project_id"],
                  "channel": "", "title": "", "messages": messages}]
-
-
-def finish_candidate(config: WorldConfig, world: dict, draft: Candidate, targets: list[dt.datetime],
-                     room_needs: RoomNeeds | None) -> Candidate:
-    """The draft with its project's threads written (`plan_threads`, then `write_threads`)."""
-    return write_threads(config, plan_threads(config, world, draft, targets, room_needs))
 
 
 def plan_threads(config: WorldConfig, world: dict, draft: Candidate, targets: list[dt.datetime],
