@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 import reference_oracle as ref
 from mpcbench.cli import app
 from mpcbench.dataset.export import export_dataset
-from mpcbench.dataset.importer import import_dataset
 from mpcbench.dataset.layout import instances_file, load_schema, oracle_file, validator, world_file
 from mpcbench.dataset.validate import MAX_ERRORS, DatasetError
 from mpcbench.warehouse import build, db
+from mpcbench.warehouse.importer import import_dataset
 
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "mpcbench" / "dataset" / "schema"

@@ -17,9 +17,8 @@ from mpcbench.agents.openai_agent import system_prompt
 from mpcbench.dataset.layout import load_schema
 from mpcbench.episode.toolfiles import all_tools
 from mpcbench.grading.feedback import KIND_TEXT
+from mpcbench.kinds import check_params, constraint_kinds, kind, kinds_of, params_schema, policy_rule_kinds
 from mpcbench.warehouse import db
-from mpcbench.warehouse.kinds import (check_params, constraint_kinds, kind, kinds_of, params_schema,
-                                      policy_rule_kinds)
 from mpcbench.world.config import ConfigError, load_world_config, world_config_path
 
 REGISTERED = {k.name for k in constraint_kinds()}

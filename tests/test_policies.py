@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from mpcbench.warehouse.kinds import check_params, policy_rule_kinds
+from mpcbench.kinds import check_params, policy_rule_kinds
 from mpcbench.world.config import load_world_config, world_config_path
 from mpcbench.world.generate import generate_world
 from mpcbench.world.policies import blackout_label, draw_policies

@@ -28,7 +28,7 @@ from ..episode.answers import SUBMIT_TOOL_NAME, parse_text_answer, submit_tool
 from ..episode.contract import AgentOutput, Environment
 from ..episode.submission import submit_call
 from ..llm import ChatClient, InfrastructureError
-from ..warehouse.kinds import kinds_of
+from ..kinds import kinds_of
 
 TOOL_CHOICES = ("auto", "required", "none")
 

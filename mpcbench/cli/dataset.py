@@ -11,9 +11,9 @@ from rich.table import Table
 
 from ..dataset.export import export_dataset
 from ..dataset.hf import export_hf
-from ..dataset.importer import import_dataset
 from ..dataset.validate import DatasetError
 from ..warehouse import db
+from ..warehouse.importer import import_dataset
 from .common import DbOption, console, err, fail, open_db
 
 

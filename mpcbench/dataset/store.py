@@ -19,7 +19,6 @@ import duckdb
 
 from ..errors import UserError
 from ..sources import SOURCES
-from ..warehouse import db
 
 
 @contextmanager
@@ -86,7 +85,7 @@ def _fresh_file(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     tmp_path.unlink(missing_ok=True)
     tmp_wal.unlink(missing_ok=True)
     try:
-        con = db.connect(tmp_path)
+        con = duckdb.connect(str(tmp_path))   # its directory exists: _writable made it
     except duckdb.Error as e:
         raise UserError(f"cannot write {db_path}: {str(e).splitlines()[0]}") from None
     try:

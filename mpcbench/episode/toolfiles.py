@@ -42,7 +42,7 @@ from pathlib import Path
 
 from ..sources import LEVELS, SOURCES
 from ..warehouse.db import SQL_DIR
-from ..warehouse.kinds import policy_rule_kinds
+from ..kinds import policy_rule_kinds
 from .contract import ToolSpec
 
 

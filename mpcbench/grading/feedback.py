@@ -25,7 +25,7 @@ import asyncio
 import duckdb
 
 from ..episode.answers import SUBMIT_TOOL_NAME, ParsedAnswer
-from ..warehouse.kinds import constraint_kinds
+from ..kinds import constraint_kinds
 from .scoring import Episode, Grader, TurnAnswer
 
 KINDS = ("none", "binary", "rule", "llm")

@@ -30,23 +30,14 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import UserError
+from ..kinds import constraint_kinds
+from ..paths import SQL_DIR
 from . import parts
 
 DEFAULT_DB = Path("build/mpcbench.duckdb")
 TABLE_LAYER = "00_raw"
 SEED_LAYER = "05_seeds"          # tables with their rows: the constraint-kind registry, level_sources
 VIEW_LAYERS = ("10_staging", "20_intermediate", "30_oracle")
-
-
-def _find_sql_dir() -> Path:
-    package = Path(__file__).resolve().parent.parent   # mpcbench/: sql/ is in it (installed) or beside it
-    for candidate in (package / "sql", package.parent / "sql"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("the sql/ directory is missing from this installation")
-
-
-SQL_DIR = _find_sql_dir()
 
 
 def connect(path: Path | str | None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -126,12 +117,7 @@ def violation_views(view_names: list[str], source: str | None = None) -> list[st
 @cache
 def _violation_view_kinds() -> dict[str, tuple[int, bool, str]]:
     """(bit, is_frame, source) of each registered kind's view `int_violations_<kind>`."""
-    con = duckdb.connect(":memory:")
-    con.execute((SQL_DIR / SEED_LAYER / "constraint_kinds.sql").read_text())
-    order = {f"int_violations_{k}": (bit, is_frame, s) for k, bit, is_frame, s in con.execute(
-        "select constraint_kind, bit, is_frame, source from constraint_kinds").fetchall()}
-    con.close()
-    return order
+    return {f"int_violations_{k.name}": (k.bit, k.is_frame, k.source) for k in constraint_kinds()}
 
 
 def _union(views: list[str]) -> str:

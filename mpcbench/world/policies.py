@@ -25,7 +25,7 @@ import random
 
 from . import prose
 from .ids import id_key, opaque_id
-from ..warehouse.kinds import WEEKDAYS, Param, kind, policy_rule_kinds
+from ..kinds import WEEKDAYS, Param, kind, policy_rule_kinds
 
 DEFAULT_CLOCK_STEP = 5
 BLACKOUT_TRIES = 20

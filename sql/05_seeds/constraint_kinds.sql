@@ -1,6 +1,6 @@
 -- The constraint-kind registry: every constraint kind the oracle knows, one row each. The oracle
 -- reads it (int_violations, int_slot_violation_masks, int_kept_constraint_kinds), and so does the
--- Python around it (mpcbench/warehouse/kinds.py): the union int_framed_violations (one view
+-- Python around it (mpcbench/kinds.py): the union int_framed_violations (one view
 -- int_violations_<kind> per kind), config validation, the world JSON Schema's rule types (a
 -- test checks the schema file against it), the agent's system prompt, the get_policy tool's
 -- description and the feedback text. A new policy rule kind is one row here, one view

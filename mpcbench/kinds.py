@@ -20,9 +20,9 @@ from functools import cache
 
 import duckdb
 
-from . import db
+from .paths import SQL_DIR
 
-REGISTRY = db.SQL_DIR / db.SEED_LAYER / "constraint_kinds.sql"
+REGISTRY = SQL_DIR / "05_seeds" / "constraint_kinds.sql"   # the seed layer (warehouse/db.py's SEED_LAYER)
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 CLOCK = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
 INT_MAX = 2147483647          # the largest value an `integer` param may take (the SQL column type)

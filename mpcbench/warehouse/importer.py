@@ -20,15 +20,15 @@ from pathlib import Path
 import duckdb
 
 from .. import __version__
+from ..dataset.checks import InstanceChecker, World, WorldChecker
+from ..dataset.export import oracle_lines
+from ..dataset.layout import LEVELS, instances_file, oracle_file, world_file
+from ..dataset.rows import load_dataset
+from ..dataset.store import atomic_database, write_build_info, write_build_stats
+from ..dataset.validate import (DatasetError, Doc, Problems, check_schema, level_files, parse_json, read_jsonl,
+                                read_text, short, text_at)
 from ..errors import UserError
-from ..warehouse import db
-from .checks import InstanceChecker, World, WorldChecker
-from .export import oracle_lines
-from .layout import LEVELS, instances_file, oracle_file, world_file
-from .rows import load_dataset
-from .store import atomic_database, write_build_info, write_build_stats
-from .validate import (DatasetError, Doc, Problems, check_schema, level_files, parse_json, read_jsonl, read_text, short,
-                       text_at)
+from . import db
 
 
 @dataclass
