@@ -28,7 +28,7 @@ def test_build_writes_the_asked_levels_and_counts(small_db):
     stats = con.execute("select level, instances_kept, candidates_sampled, discarded_too_few_feasible "
                         "+ rejected_calendar_not_needed + rejected_policy_not_needed "
                         "+ rejected_threads_not_needed + rejected_rooms_not_needed from build_stats order by level").fetchall()
-    for level, kept, sampled, thrown in stats:
+    for _level, kept, sampled, thrown in stats:
         assert sampled == kept + thrown
 
 

@@ -9,7 +9,6 @@ import asyncio
 import dataclasses
 
 import polars as pl
-import pytest
 from typer.testing import CliRunner
 
 from evalkit import PerInstance, submit

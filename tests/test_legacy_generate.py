@@ -57,7 +57,7 @@ def run_generate(root, srv, **kw):
 def test_every_generated_artifact_is_valid_and_generation_is_deterministic(tmp_path, provider):
     for scenario_id in archive.scenario_ids():
         first = generate(scenario_id, provider, Layout(tmp_path / "a"))
-        again = generate(scenario_id, provider, Layout(tmp_path / "b"))
+        generate(scenario_id, provider, Layout(tmp_path / "b"))
         assert sorted(p.name for p in first.iterdir()) == sorted(f"{s}.json" for s in STEPS)
         for step in STEPS:
             data = json.loads((first / f"{step}.json").read_text())

@@ -30,8 +30,10 @@ def test_policies_are_a_function_of_the_seed():
     assert draw_policies(config) == draw_policies(config)
     other = draw_policies(dataclasses.replace(config, seed=config.seed + 1))
     assert not {p["policy_id"] for p in other} & {p["policy_id"] for p in draw_policies(config)}
-    rules = lambda policies: sorted(str(sorted((r["type"], sorted(r["params"].items())) for r in p["rules"]))
-                                    for p in policies)
+
+    def rules(policies):
+        return sorted(str(sorted((r["type"], sorted(r["params"].items())) for r in p["rules"])) for p in policies)
+
     assert rules(other) != rules(draw_policies(config))
 
 

@@ -204,8 +204,8 @@ def test_report_in_a_real_browser(setup):
             for width in (390, 1280):
                 page = browser.new_page(viewport={"width": width, "height": 800})
                 errors: list[str] = []
-                page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-                page.on("pageerror", lambda e: errors.append(str(e)))
+                page.on("console", lambda m, errors=errors: errors.append(m.text) if m.type == "error" else None)
+                page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
                 for file in pages:
                     page.goto(file.as_uri())
                     assert errors == [], (file, width, errors)

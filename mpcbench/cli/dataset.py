@@ -57,7 +57,7 @@ def import_command(
             typer.echo(line, err=True)
         if e.total > len(e.errors):
             typer.echo(f"... and {e.total - len(e.errors)} more", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     table = Table(title=f"Imported {directory} into {db_path}")
     for column in ("level", "world", "instances", "fewer than N feasible (kept)", "gold differs from oracles/"):
         table.add_column(column, justify="right")

@@ -16,8 +16,9 @@ from pathlib import Path
 import duckdb
 
 from ..errors import UserError
+from ..sources import LEVELS
 from ..timestamps import timestamp_text
-from .layout import LEVELS, SCHEMA_DIR, SCHEMA_NAMES, instances_file, oracle_file, world_file
+from .layout import SCHEMA_DIR, SCHEMA_NAMES, instances_file, oracle_file, world_file
 from .rows import canonical_json, dump_instances, dump_world
 
 

@@ -11,7 +11,6 @@ JSON export writes (`rows.dump_instances`, `rows.dump_world`, `export.oracle_lin
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import duckdb

@@ -14,9 +14,6 @@ from pathlib import Path
 
 import jsonschema
 
-from ..sources import LEVELS
-
-
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 SCHEMA_NAMES = ("world", "instance", "oracle")
 

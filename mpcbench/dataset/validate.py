@@ -16,8 +16,9 @@ from pathlib import Path
 import jsonschema
 
 from ..errors import UserError
+from ..sources import LEVELS
 from ..timestamps import TIME_FORMAT
-from .layout import LEVELS, load_schema, validator
+from .layout import load_schema, validator
 
 
 MAX_ERRORS = 50

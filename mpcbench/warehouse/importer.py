@@ -22,12 +22,13 @@ import duckdb
 from .. import __version__
 from ..dataset.checks import InstanceChecker, World, WorldChecker
 from ..dataset.export import oracle_lines
-from ..dataset.layout import LEVELS, instances_file, oracle_file, world_file
+from ..dataset.layout import instances_file, oracle_file, world_file
 from ..dataset.rows import load_dataset
 from ..dataset.store import atomic_database, write_build_info, write_build_stats
 from ..dataset.validate import (DatasetError, Doc, Problems, check_schema, level_files, parse_json, read_jsonl,
                                 read_text, short, text_at)
 from ..errors import UserError
+from ..sources import LEVELS
 from . import db
 
 

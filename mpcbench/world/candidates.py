@@ -183,7 +183,7 @@ def room_need_finder(world: dict) -> RoomNeeds:
                   is_booked(r["room_id"], start, end), r) for r in world["rooms"] if r["capacity"] >= size]
         options: dict[tuple, tuple[int, dict]] = {}
         judged: set[tuple] = set()   # a key's verdict does not depend on the room that proposed it
-        for capacity, features, building, booked, room in rooms:
+        for capacity, _features, building, booked, room in rooms:
             if not booked:
                 continue
             feature_sets = [()] + [(f,) for f in room["features"]] + [
