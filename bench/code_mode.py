@@ -3,6 +3,7 @@ cell over the same call made natively, both through the real ToolEnvironment.
 
     .venv/bin/python bench/code_mode.py                   # builds build/code_mode.duckdb if missing
     .venv/bin/python bench/code_mode.py --db build/dev.duckdb --episodes 20 --calls 500
+    .venv/bin/python bench/code_mode.py --smoke           # seconds, for CI (a temporary tiny build unless --db)
 
 Start: `CodeEnvironment(ToolEnvironment(con, id))` as eval --mode code opens an episode (the
 tool environment, then the sandboxed worker with the level's tool functions, until it has said
@@ -26,6 +27,7 @@ import os
 import platform
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -144,19 +146,43 @@ def report(start: dict, calls: dict, meta: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", type=Path, default=ROOT / "build" / "code_mode.duckdb")
+    parser.add_argument("--db", type=Path, default=None,
+                        help="the build (default: build/code_mode.duckdb, built if missing)")
     parser.add_argument("--episodes", type=int, default=20, help="episode starts to time (>= 10)")
     parser.add_argument("--calls", type=int, default=300, help="tool calls to time, over the levels (>= 200)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny run that only shows the bench works (CI): 2 episode starts and 20 calls "
+                             "(unless given), on a temporary build of 2 instances a level unless --db; where the "
+                             "code sandbox cannot start, says why and exits 0; its figures mean nothing")
     args = parser.parse_args()
-    if args.episodes < 10 or args.calls < 200:
+    if args.smoke:
+        for name, value in {"episodes": 2, "calls": 20}.items():
+            if getattr(args, name) == parser.get_default(name):
+                setattr(args, name, value)
+    elif args.episodes < 10 or args.calls < 200:
         parser.error("--episodes must be >= 10 and --calls >= 200")
-    if not args.db.exists():
-        print(f"building {args.db} (4 instances per level) ...", flush=True)
-        args.db.parent.mkdir(parents=True, exist_ok=True)
-        build.build(args.db, (1, 2, 3), 4)
+    from mpcbench.sandbox import sandbox_status
+    ok, why = sandbox_status()
+    if not ok:
+        message = f"the code sandbox cannot start here, nothing measured: {why}"
+        if args.smoke:
+            print(message)
+            return
+        sys.exit(message)
+    with tempfile.TemporaryDirectory(prefix="mpcbench-code-mode-") as tmp:
+        db_path = args.db or (Path(tmp) / "smoke.duckdb" if args.smoke else ROOT / "build" / "code_mode.duckdb")
+        per_level = 2 if args.smoke else 4
+        if not db_path.exists():
+            print(f"building {db_path} ({per_level} instances per level) ...", flush=True)
+            db_path.parent.mkdir(parents=True, exist_ok=True)
+            build.build(db_path, (1, 2, 3), per_level)
+        run(args, db_path)
+
+
+def run(args: argparse.Namespace, db_path: Path) -> None:
     load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    con = db.connect(args.db, read_only=True)
+    con = db.connect(db_path, read_only=True)
     try:
         ids = first_instances(con)
         start, calls = bench_start(con, ids, args.episodes), bench_calls(con, ids, args.calls)

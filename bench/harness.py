@@ -37,6 +37,7 @@ STEPS = 3
 OVERHEAD_TARGET_MS = 5.0
 SPEEDUP_TARGET = 0.8
 TOOLS = ("get_current_time", "list_policies")
+MODEL = "bench-model"
 
 
 # --- the server -------------------------------------------------------------------------------
@@ -58,6 +59,19 @@ def reply(body: dict, index: int) -> dict:
             "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}
 
 
+def answer_get(path: str, stats: dict) -> tuple[str, dict]:
+    """A GET as a real server answers it: `/v1/models` (what `mpcbench eval --agent openai` asks
+    before a run) lists the one model, anything else but the bench's `/stats` is a 404 (as
+    OpenAI answers llama.cpp's `/props` and `/slots`, which the preflight also tries)."""
+    if path == "/stats":
+        return "200 OK", stats
+    if path in ("/v1/models", "/models"):
+        return "200 OK", {"object": "list", "data": [{"id": MODEL, "object": "model", "created": 0,
+                                                      "owned_by": "bench"}]}
+    return "404 Not Found", {"error": {"message": f"no such path: {path}", "type": "invalid_request_error",
+                                       "param": None, "code": None}}
+
+
 async def serve(port: int, delay: float) -> None:
     stats = {"requests": 0, "busy_s": 0.0}
 
@@ -73,17 +87,20 @@ async def serve(port: int, delay: float) -> None:
                     if name.strip().lower() == "content-length":
                         length = int(value)
                 data = await reader.readexactly(length) if length else b""
+                method, path = (line.decode("latin-1").split() + ["", ""])[:2]
                 started = time.perf_counter()
-                if line.startswith(b"GET /stats"):
-                    payload = json.dumps(stats).encode()
+                if method == "GET":          # the harness's preflight and the bench's /stats: not counted
+                    status, body = answer_get(path.split("?")[0], stats)
                 else:
+                    status = "200 OK"
                     stats["requests"] += 1
-                    payload = json.dumps(reply(json.loads(data), stats["requests"])).encode()
+                    body = reply(json.loads(data), stats["requests"])
                     stats["busy_s"] += time.perf_counter() - started
                     if delay:
                         await asyncio.sleep(delay)
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
-                             + str(len(payload)).encode() + b"\r\n\r\n" + payload)
+                payload = json.dumps(body).encode()
+                writer.write(f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: "
+                             f"{len(payload)}\r\n\r\n".encode() + payload)
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError):
             return
@@ -135,7 +152,7 @@ def timed_run(db_path: Path, base_url: str, out: Path, **options) -> tuple[float
             self.last = time.perf_counter()
 
     clock = Clock()
-    result = run_eval(EvalConfig(agent="openai", model="bench-model", base_url=base_url, db=str(db_path),
+    result = run_eval(EvalConfig(agent="openai", model=MODEL, base_url=base_url, db=str(db_path),
                                  out=str(out), max_steps=STEPS + 2, **options), progress=clock)
     return clock.last - clock.first, {"episodes": result.episodes, "summary": result.summary}
 
@@ -192,32 +209,47 @@ def count_instances(db_path: Path, levels: tuple[int, ...]) -> int:
         con.close()
 
 
+SMOKE = {"overhead_episodes": 2, "delay": 0.02, "concurrency": "1,4", "per_slot": 1}   # --smoke: seconds, for CI
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command")
     s = sub.add_parser("serve")
     s.add_argument("--port", type=int, default=0)
     s.add_argument("--delay", type=float, default=0.0)
-    parser.add_argument("--db", type=Path, default=ROOT / "build" / "bench.duckdb")
+    parser.add_argument("--db", type=Path, default=None,
+                        help="the build to run on (default: build/bench.duckdb, built if missing)")
     parser.add_argument("--overhead-episodes", type=int, default=20, help="episodes per level for the overhead")
     parser.add_argument("--delay", type=float, default=0.2, help="the slow server's answer time (s)")
     parser.add_argument("--concurrency", default="1,8,32,64")
     parser.add_argument("--per-slot", type=int, default=4, help="episodes per concurrency slot")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny run that only shows the bench works: a temporary build of 2 instances a level "
+                             "(unless --db), 2 overhead episodes a level, a 20 ms server at concurrency 1 and 4 "
+                             "(options given explicitly still count); its figures mean nothing")
     args = parser.parse_args()
     if args.command == "serve":
         asyncio.run(serve(args.port, args.delay))
         return
+    if args.smoke:
+        for name, value in SMOKE.items():
+            if getattr(args, name) == parser.get_default(name):
+                setattr(args, name, value)
 
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench-local")
-    if not args.db.exists():
-        from mpcbench.warehouse import build
-        print(f"building {args.db} (20 instances per level) ...", flush=True)
-        build.build(args.db, (1, 2, 3), 20)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        over = overhead(args.db, work, args.overhead_episodes)
-        tp = throughput(args.db, work, (1,), [int(c) for c in args.concurrency.split(",")], args.delay,
+        db_path = args.db or (work / "smoke.duckdb" if args.smoke else ROOT / "build" / "bench.duckdb")
+        if not db_path.exists():
+            from mpcbench.warehouse import build
+            per_level = 2 if args.smoke else 20
+            print(f"building {db_path} ({per_level} instances per level) ...", flush=True)
+            db_path.parent.mkdir(parents=True, exist_ok=True)
+            build.build(db_path, (1, 2, 3), per_level)
+        over = overhead(db_path, work, args.overhead_episodes)
+        tp = throughput(db_path, work, (1,), [int(c) for c in args.concurrency.split(",")], args.delay,
                         args.per_slot)
 
     print(f"\nHarness overhead per agent step (zero-latency server, concurrency 1, {STEPS} model calls/episode)")

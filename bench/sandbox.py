@@ -2,6 +2,7 @@
 call made natively by the harness.
 
     .venv/bin/python bench/sandbox.py                 # --starts 20 --calls 500
+    .venv/bin/python bench/sandbox.py --smoke         # seconds, for CI: 3 starts, 20 calls
 
 Start: `CodeWorker(...)` until the sandboxed worker has said hello (bwrap, the interpreter,
 the worker's limits and tool functions), timed `--starts` times after one warm-up; close, an
@@ -27,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mpcbench.sandbox import CodeWorker, ToolFunction  # noqa: E402
+from mpcbench.sandbox import CodeWorker, ToolFunction, sandbox_status  # noqa: E402
 from mpcbench.sandbox._bwrap import sandbox_plan  # noqa: E402
 
 START_TARGET_MS, CALL_TARGET_MS = 150.0, 2.0
@@ -126,10 +127,27 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=20, help="worker starts to time (>= 10)")
     parser.add_argument("--calls", type=int, default=500, help="tool calls to time (>= 200)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny run that only shows the bench works (CI): 3 starts and 20 calls (unless "
+                             "given); where the sandbox cannot start, says why and exits 0; figures mean nothing")
     args = parser.parse_args()
+    if args.smoke:
+        for name, value in {"starts": 3, "calls": 20}.items():
+            if getattr(args, name) == parser.get_default(name):
+                setattr(args, name, value)
     t = time.perf_counter()
-    plan = sandbox_plan()
+    try:
+        plan = sandbox_plan()
+    except Exception:              # no bwrap, or it cannot start: sandbox_status says why
+        plan = None
     probe_ms = (time.perf_counter() - t) * 1000
+    ok, why = sandbox_status()
+    if plan is None or not ok:
+        message = f"the code sandbox cannot start here, nothing measured: {why}"
+        if args.smoke:
+            print(message)
+            return
+        sys.exit(message)
     start, calls = bench_start(args.starts), bench_calls(args.calls)
     with CodeWorker([], call_tool) as worker:
         worker_python = worker.run_cell("import sys\nprint(sys.version.split()[0])").output.strip()

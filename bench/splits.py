@@ -3,6 +3,7 @@
     python bench/splits.py                           # 100 instances a level, two test secrets
     python bench/splits.py --instances 30 --secrets a,b,c
     python bench/splits.py --levels 4 --instances 50
+    python bench/splits.py --smoke                   # seconds, for CI: level 1, 2 instances, one secret
 
 Builds `dev` and one `test` split per secret, then compares per level, with percentile
 bootstrap 95 % intervals of the mean: the scripted solver's effort (tool calls, characters read),
@@ -92,7 +93,14 @@ def main() -> None:
     parser.add_argument("--levels", default=",".join(map(str, LEVELS)))
     parser.add_argument("--secrets", default="bench-secret-1,bench-secret-2")
     parser.add_argument("--out", type=Path, help="Also write the table to this Markdown file.")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny run that only shows the bench works (CI): level 1, 2 instances a level and "
+                             "one test secret (unless given); its figures mean nothing")
     args = parser.parse_args()
+    if args.smoke:
+        for name, value in {"instances": 2, "levels": "1", "secrets": "bench-secret-1"}.items():
+            if getattr(args, name) == parser.get_default(name):
+                setattr(args, name, value)
     secrets = args.secrets.split(",")
     with tempfile.TemporaryDirectory() as tmp:
         names = ["dev"] + [f"test ({s})" for s in secrets]

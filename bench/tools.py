@@ -1,6 +1,7 @@
 """Latency and result size of every agent tool, in-process, on a built warehouse.
 
     .venv/bin/python bench/tools.py --db build/mpcbench.duckdb
+    .venv/bin/python bench/tools.py --smoke            # seconds, for CI (a temporary tiny build unless --db)
 
 The calls are realistic: every call the scripted solver makes on each instance (so each
 tool sees the ids, date ranges and pages an agent would ask for), plus calls of the tools the
@@ -19,6 +20,7 @@ import os
 import platform
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from mpcbench.agents.scripted import ScriptedAgent  # noqa: E402
 from mpcbench.episode.toolfiles import catalog  # noqa: E402
 from mpcbench.episode.tools import ToolEnvironment  # noqa: E402
-from mpcbench.warehouse import db  # noqa: E402
+from mpcbench.warehouse import build, db  # noqa: E402
 
 P50_TARGET_MS, P99_TARGET_MS = 2.0, 10.0
 SEARCH_WORDS = ("budget", "[[ban", "[[ooo", "meeting", "Update", "the", "zzz")
@@ -118,20 +120,37 @@ def report(results: list[dict], meta: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", type=Path, default=db.DEFAULT_DB)
+    parser.add_argument("--db", type=Path, default=None, help=f"the build (default: {db.DEFAULT_DB})")
     parser.add_argument("--levels", default="1,2,3")
     parser.add_argument("--instances", type=int, default=100, help="instances per level (first N)")
     parser.add_argument("--repeat", type=int, default=3, help="timed repeats of each call")
     parser.add_argument("--threads", type=int, default=None, help="DuckDB threads (default: DuckDB's)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny run that only shows the bench works (CI): 2 instances a level and 1 repeat "
+                             "(unless given), on a temporary build of 2 instances a level unless --db; "
+                             "its figures mean nothing")
     args = parser.parse_args()
-    if not args.db.exists():
-        sys.exit(f"{args.db} does not exist; run `mpcbench build` first (or pass --db)")
-    con = db.connect(args.db, read_only=True)
+    if args.smoke:
+        for name, value in {"instances": 2, "repeat": 1}.items():
+            if getattr(args, name) == parser.get_default(name):
+                setattr(args, name, value)
+    with tempfile.TemporaryDirectory(prefix="mpcbench-tools-") as tmp:
+        if args.db is None and args.smoke:
+            args.db = Path(tmp) / "smoke.duckdb"
+            print(f"building {args.db} (2 instances per level) ...", flush=True)
+            build.build(args.db, (1, 2, 3), 2)
+        run(args, args.db or db.DEFAULT_DB)
+
+
+def run(args: argparse.Namespace, db_path: Path) -> None:
+    if not db_path.exists():
+        sys.exit(f"{db_path} does not exist; run `mpcbench build` first (or pass --db)")
+    con = db.connect(db_path, read_only=True)
     if args.threads:
         con.execute(f"set threads = {int(args.threads)}")
     threads = con.execute("select current_setting('threads')").fetchall()[0][0]
-    meta = {"db": str(args.db), "machine": platform.platform(), "python": platform.python_version(),
+    meta = {"db": str(db_path), "machine": platform.platform(), "python": platform.python_version(),
             "duckdb": duckdb.__version__, "cpus": os.cpu_count(), "threads": threads}
     results = [bench_level(con, int(level), args.instances, args.repeat) for level in args.levels.split(",")]
     print(report(results, meta))
