@@ -1,11 +1,11 @@
 """Cost of code mode on a real build: sandbox start per episode, and a data-tool call made from a
-cell over the same call made natively, both through the real ToolEnvironment.
+cell over the same call made natively, both through the real Environment.
 
     .venv/bin/python bench/code_mode.py                   # builds build/code_mode.duckdb if missing
     .venv/bin/python bench/code_mode.py --db build/dev.duckdb --episodes 20 --calls 500
     .venv/bin/python bench/code_mode.py --smoke           # seconds, for CI (a temporary tiny build unless --db)
 
-Start: `CodeEnvironment(ToolEnvironment(con, id))` as eval --mode code opens an episode (the
+Start: `Environment(con, id, CodeMode())` as eval --mode code opens an episode (the
 tool environment, then the sandboxed worker with the level's tool functions, until it has said
 hello), timed for `--episodes` episodes after one warm-up, with the close (every process gone)
 beside it. Tool calls: the scripted solver's calls on the first instance of each level are
@@ -21,7 +21,6 @@ Targets on a 2-core machine: start <= 150 ms, overhead <= 2 ms per tool call.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import platform
@@ -33,9 +32,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mpcbench.agents.scripted import ScriptedAgent  # noqa: E402
-from mpcbench.episode.code import CodeEnvironment  # noqa: E402
-from mpcbench.episode.tools import ToolEnvironment  # noqa: E402
+from mpcbench.agents.scripted import plan  # noqa: E402
+from mpcbench.episode.code import CodeMode  # noqa: E402
+from mpcbench.episode.environment import Environment  # noqa: E402
+from mpcbench.episode.tools import HiddenFacts  # noqa: E402
 from mpcbench.warehouse import build, db  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,11 +67,11 @@ def first_instances(con) -> list[str]:
 
 
 def bench_start(con, ids: list[str], episodes: int) -> dict:
-    CodeEnvironment(ToolEnvironment(con, ids[0])).close()            # warm-up: probe, page cache
+    Environment(con, ids[0], CodeMode()).close()            # warm-up: probe, page cache
     start_ms, close_ms = [], []
     for k in range(episodes):
         t0 = time.perf_counter()
-        env = CodeEnvironment(ToolEnvironment(con, ids[k % len(ids)]))
+        env = Environment(con, ids[k % len(ids)], CodeMode())
         t1 = time.perf_counter()
         env.close()
         close_ms.append((time.perf_counter() - t1) * 1000)
@@ -81,8 +81,8 @@ def bench_start(con, ids: list[str], episodes: int) -> dict:
 
 
 def solver_calls(con, instance_id: str) -> list[tuple[str, dict]]:
-    with ToolEnvironment(con, instance_id) as env:
-        asyncio.run(ScriptedAgent().run(env))
+    with Environment(con, instance_id) as env:
+        plan(env, HiddenFacts(env.data))
         return [(c.tool, json.loads(c.arguments)) for c in env.trace if c.tool != "submit_candidates"]
 
 
@@ -95,18 +95,18 @@ def bench_calls(con, ids: list[str], calls: int) -> dict:
     for instance_id in ids:
         plan = solver_calls(con, instance_id)
         replay = [plan[i % len(plan)] for i in range(per_level)]
-        env = CodeEnvironment(ToolEnvironment(con, instance_id), timeout_s=300)
+        env = Environment(con, instance_id, CodeMode(timeout_s=300))
         try:
             for name, arguments in replay[:CHUNK]:                       # warm-up of both paths
-                env.inner.call(name, arguments)
-            env.run_cell(CELL.format(calls=json.dumps(replay[:CHUNK])))
+                env.call_data(name, arguments)
+            env.call("python", {"code": CELL.format(calls=json.dumps(replay[:CHUNK]))})
             for i in range(0, len(replay), CHUNK):
                 chunk = replay[i:i + CHUNK]
                 for name, arguments in chunk:
                     t = time.perf_counter()
-                    env.inner.call(name, arguments)
+                    env.call_data(name, arguments)
                     native.append((time.perf_counter() - t) * 1e6)
-                output = env.run_cell(CELL.format(calls=json.dumps(chunk)))
+                output = env.call("python", {"code": CELL.format(calls=json.dumps(chunk))})
                 try:
                     latencies = json.loads(output)
                 except ValueError:

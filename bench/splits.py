@@ -23,7 +23,9 @@ import tempfile
 from pathlib import Path
 
 from mpcbench.agents import make_agent
-from mpcbench.episode.tools import ToolEnvironment
+from mpcbench.episode.engine import play
+from mpcbench.episode.environment import Environment
+from mpcbench.episode.tools import HiddenFacts
 from mpcbench.grading.scoring import gold_keys, quick_score
 from mpcbench.report.stats import bootstrap_ci, mean
 from mpcbench.sources import LEVELS
@@ -38,15 +40,16 @@ KILLED_PER_KIND = """
 
 def agent_figures(con, agent_name: str) -> dict[str, dict]:
     """Per instance: tool calls, characters read and F1 of one offline agent."""
-    agent = make_agent(agent_name, 0)
     ids = [i for (i,) in con.execute("select instance_id from instances order by level, position").fetchall()]
     gold = gold_keys(con, ids)
     figures = {}
     for instance_id in ids:
-        with ToolEnvironment(con, instance_id) as env:
-            output = asyncio.run(agent.run(env))
+        with Environment(con, instance_id) as env:
+            hidden = HiddenFacts(env.data) if env.level == 4 else None
+            output = asyncio.run(play(make_agent(agent_name, 0), env, hidden=hidden)).out
+            reads = [c for c in env.trace if c.tool != "submit_candidates"]
             score = quick_score(env.level, output.answer, gold[instance_id])
-            figures[instance_id] = {"calls": len(env.trace), "chars": sum(len(c.result) for c in env.trace),
+            figures[instance_id] = {"calls": len(reads), "chars": sum(len(c.result) for c in reads),
                                     "f1": score.f1, "em": float(score.exact_match)}
     return figures
 

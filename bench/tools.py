@@ -6,7 +6,7 @@
 The calls are realistic: every call the scripted solver makes on each instance (so each
 tool sees the ids, date ranges and pages an agent would ask for), plus calls of the tools the
 solver does not need, with arguments taken from the same instances. Each call is timed through
-`ToolEnvironment.call` (argument checks, query, rendering), after one warm-up pass, `--repeat`
+`Environment.call` (argument checks, query, rendering), after one warm-up pass, `--repeat`
 times. Sizes are the characters of the text the agent reads; tokens are estimated as chars / 4.
 Targets: p50 <= 2 ms and p99 <= 10 ms for every tool.
 """
@@ -14,7 +14,6 @@ Targets: p50 <= 2 ms and p99 <= 10 ms for every tool.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import platform
@@ -28,9 +27,10 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mpcbench.agents.scripted import ScriptedAgent  # noqa: E402
+from mpcbench.agents.scripted import plan  # noqa: E402
 from mpcbench.episode.toolfiles import catalog  # noqa: E402
-from mpcbench.episode.tools import ToolEnvironment  # noqa: E402
+from mpcbench.episode.environment import Environment  # noqa: E402
+from mpcbench.episode.tools import HiddenFacts  # noqa: E402
 from mpcbench.warehouse import build, db  # noqa: E402
 
 P50_TARGET_MS, P99_TARGET_MS = 2.0, 10.0
@@ -67,8 +67,8 @@ def bench_level(con: duckdb.DuckDBPyConnection, level: int, instances: int, repe
     sizes: dict[str, list[int]] = {tool.name: [] for tool in catalog(level)}
     episode_chars, episode_calls = [], []
     for k, instance_id in enumerate(ids):
-        with ToolEnvironment(con, instance_id) as env:
-            asyncio.run(ScriptedAgent().run(env))  # the warm-up pass, and the realistic calls
+        with Environment(con, instance_id) as env:
+            plan(env, HiddenFacts(env.data))  # the warm-up pass, and the realistic calls
             solver = list(env.trace)
             episode_chars.append(sum(len(c.result) for c in solver))
             episode_calls.append(len(solver))

@@ -9,3 +9,9 @@ class UserError(Exception):
     def __init__(self, message: str, code: int = 1):
         super().__init__(message)
         self.code = code
+
+
+class HarnessError(Exception):
+    """A failure of MPCBench's own code during an episode (a tool's query the warehouse refuses, an
+    offline agent that cannot read a tool's text, a bug): never the model's fault, never an
+    infrastructure error. The episode ends with error `harness_error: ...`, and the run fails."""

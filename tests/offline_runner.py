@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 
 from mpcbench.agents import make_agent
-from mpcbench.episode.tools import ToolEnvironment
+from mpcbench.episode.engine import play
+from mpcbench.episode.environment import Environment
+from mpcbench.episode.tools import HiddenFacts
 from mpcbench.grading.scoring import gold_keys, quick_score
 
 
@@ -18,7 +20,6 @@ def run_offline(con, agent_name: str, level: int | None = None, instance_ids: li
                 seed: int = 0) -> list[dict]:
     """Run an offline agent on instances (all of a level, or the given ids) and score each
     against the oracle: one dict per instance."""
-    agent = make_agent(agent_name, seed)
     con = con.cursor()  # this run's own connection: runs may go side by side in threads
     if instance_ids is None:
         instance_ids = [row[0] for row in con.execute(
@@ -27,15 +28,17 @@ def run_offline(con, agent_name: str, level: int | None = None, instance_ids: li
     gold = gold_keys(con, instance_ids)
     rows = []
     for instance_id in instance_ids:
-        with ToolEnvironment(con, instance_id) as env:
-            output = asyncio.run(agent.run(env))
+        with Environment(con, instance_id) as env:
+            agent = make_agent(agent_name, seed)   # one object per episode
+            output = asyncio.run(play(agent, env, hidden=HiddenFacts(env.data) if env.level == 4 else None)).out
+            calls = [call for call in env.trace if call.tool != "submit_candidates"]
             answer = output.answer
             s = quick_score(env.level, answer, gold[instance_id])
             rows.append({"instance_id": instance_id, "level": env.level, "agent": agent_name,
                          "parse_ok": bool(answer and answer.parse_ok), "n_pred": s.n_pred,
                          "n_correct": s.n_correct, "precision": s.precision, "recall": s.recall, "f1": s.f1,
-                         "exact_match": s.exact_match, "tool_calls": len(env.trace),
-                         "tool_errors": sum(1 for call in env.trace if call.error),
+                         "exact_match": s.exact_match, "tool_calls": len(calls),
+                         "tool_errors": sum(1 for call in calls if call.error),
                          "error": output.error or (answer.error if answer else None)})
     con.close()
     return rows

@@ -1,15 +1,14 @@
 """A regex reader of level-4 prose (issue 9: "a regex-over-one-template agent must fail").
 
-`RegexEnvironment` wraps an episode's environment and answers the scripted solver's two hidden
-calls (`hidden_message_tags`, `hidden_policy_rules`) from the *text* the tools return instead of
-the hidden tables: every message of a thread and the handbook are matched against regular
+`RegexFacts` stands in for the scripted solver's hidden facts (`HiddenFacts`: `message_tags`,
+`policy_rules`) and answers them from the *text* the tools return instead of the hidden tables: every message of a thread and the handbook are matched against regular
 expressions made from the prose templates of `mpcbench/world/prose.py`. With `first_only` it
 knows only the first phrasing of each fact kind (what a regex written against one example
 message would catch); with every phrasing it is the positive control, showing that the prose
 states every fact. Everything else is the scripted solver, unchanged.
 
-    env = RegexEnvironment(ToolEnvironment(con, "L4-0001"), first_only=True)
-    found = scripted.plan(env)
+    env = Environment(con, "L4-0001")
+    found = scripted.plan(env, RegexFacts(env, first_only=True))
 """
 
 from __future__ import annotations
@@ -104,13 +103,11 @@ def _rule(kind: str, m: re.Match) -> dict:
     return {key: int(g[key])}
 
 
-class RegexEnvironment:
-    """The episode's environment, with the hidden path replaced by regexes over the text."""
+class RegexFacts:
+    """The hidden facts, read by regexes over the text the episode's environment has shown."""
 
     def __init__(self, env, first_only: bool):
-        self.inner = env
-        self.instance_id, self.level, self.n_given = env.instance_id, env.level, env.n_given
-        self.prompt, self.request, self.trace, self.tools = env.prompt, env.request, env.trace, env.tools
+        self.inner, self.trace = env, env.trace
         pick = (lambda options: options[:1]) if first_only else (lambda options: options)
         facts = {"ban": prose.BAN_TEXT, "ooo": prose.OOO_TEXT, "deadline": prose.DEADLINE_TEXT,
                  "owner": prose.OWNER_TEXT, **prose.REQUIREMENT_TEXT}
@@ -139,7 +136,7 @@ class RegexEnvironment:
                     texts[current] += line[2:]
         return texts
 
-    def hidden_message_tags(self, message_ids):
+    def message_tags(self, message_ids):
         texts = self._messages()
         found = {}
         for message_id in message_ids:
@@ -153,7 +150,7 @@ class RegexEnvironment:
                     break
         return found
 
-    def hidden_policy_rules(self, policy_id):
+    def policy_rules(self, policy_id):
         pages = []
         for doc in json.loads(self.call("search_policy_docs", {"query": policy_id}))["documents"]:
             page = 1

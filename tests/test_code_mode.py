@@ -13,7 +13,6 @@ from typer.testing import CliRunner
 
 from evalkit import PerInstance, submission
 from fake_openai import FakeOpenAI, reply_text
-from mpcbench.agents.mint import INVALID_ACTION, STOP, parse_action
 from mpcbench.cli import app
 from mpcbench.errors import UserError
 from mpcbench.harness import ablation, runner
@@ -21,7 +20,8 @@ from mpcbench.harness.ablation import run_ablation
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.runner import run_eval
 from mpcbench.report.render import make_report
-from mpcbench.episode.code import CodeEnvironment
+from mpcbench.episode.code import CodeMode
+from mpcbench.episode.codecs import INVALID_ACTION, STOP, parse_action
 from sandboxkit import host_pid_namespace, needs_sandbox, processes_in
 
 
@@ -69,14 +69,14 @@ def test_every_sandbox_process_is_gone_when_its_episode_ends_at_concurrency_4(db
     """Episodes run side by side on pooled threads (MINT's cells on the threads of each turn's own
     event loop); as each episode's environment closes, its pid namespace is empty."""
     closed: list[tuple[str, list[int], bool]] = []   # namespace, its processes after close, bwrap still there
-    close = CodeEnvironment.close
+    close = CodeMode.close
 
-    def closing(env):
-        namespace, bwrap = host_pid_namespace(env.worker), env.worker._proc.pid
-        close(env)
+    def closing(mode):
+        namespace, bwrap = host_pid_namespace(mode.worker), mode.worker._proc.pid
+        close(mode)
         closed.append((namespace, processes_in(namespace), os.path.exists(f"/proc/{bwrap}")))
 
-    monkeypatch.setattr(CodeEnvironment, "close", closing)
+    monkeypatch.setattr(CodeMode, "close", closing)
     result = run_eval(EvalConfig(agent="scripted", db=str(db_path), mode="code", protocol=protocol,
                                  concurrency=4, out=str(tmp_path / protocol)))
     assert [s["em_rate"] for s in result.summary] == [1.0, 1.0, 1.0]

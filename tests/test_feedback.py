@@ -17,8 +17,9 @@ from fake_openai import FakeOpenAI, reply_text, reply_tool_calls
 from mpcbench.agents import make_agent
 from mpcbench.cli import app
 from mpcbench.episode.answers import parse_submission
-from mpcbench.episode.context import ContextEnvironment
-from mpcbench.episode.tools import ToolEnvironment
+from mpcbench.episode.context import ContextMode
+from mpcbench.episode.engine import play
+from mpcbench.episode.environment import Environment
 from mpcbench.errors import UserError
 from mpcbench.grading.feedback import KIND_TEXT, FeedbackGiver
 from mpcbench.harness.ablation import run_ablation
@@ -95,17 +96,17 @@ def test_binary_feedback_says_only_that_it_is_wrong_and_count_names_no_start(con
     assert asyncio.run(FeedbackGiver(con, "rule").give("L1-0002", 1, answer, turn=2, max_turns=2)) is None
 
 
-@pytest.mark.parametrize("instance_id", ["L1-0002", "L3-0002"])
+@pytest.mark.parametrize("instance_id", ["L1-0002", "L3-0002", "L4-0002"])
 def test_feedback_judges_only_the_first_n_and_keeps_level_3_n_hidden(con, golds, instance_id):
     level, gold = int(instance_id[1]), golds[instance_id]
     n = len(gold)
     wrong = shifted(gold, 15 * 97)                          # a day and 15 minutes later: wrong
     sent = wrong[:1] + gold[1:] + shifted(gold, 15 * 193)  # N judged, N more dropped unread
-    items = [{"start": s, **({"room_id": r} if level == 3 else {})} for s, r in sent]
+    items = [{"start": s, **({"room_id": r} if level >= 3 else {})} for s, r in sent]
     answer = parse_submission(json.dumps({"candidates": items}), level)
     text = FeedbackGiver(con, "rule", "why").facts(instance_id, level, answer)
     assert wrong[0][0] in text and not any(s in text for s, _ in sent[n:])  # the dropped ones are never judged
-    if level == 3:
+    if level >= 3:
         assert "more candidates than the project asks for" in text
         said = "\n".join(line for line in text.splitlines() if not line.startswith("- "))  # not its own candidates
         assert not re.search(rf"\b({n}|{2 * n})\b", said), said
@@ -118,8 +119,8 @@ def test_rule_feedback_names_the_broken_constraint_and_no_gold_slot(con, db_path
     each constraint the violation views find, and never a gold start the agent did not send."""
     checked = 0
     for instance_id, level, _ in instances(db_path):
-        with ToolEnvironment(con, instance_id) as env:
-            answer = asyncio.run(make_agent("calendar-only").run(env)).answer
+        with Environment(con, instance_id) as env:
+            answer = asyncio.run(play(make_agent("calendar-only"), env)).out.answer
         giver = FeedbackGiver(con, "rule", "why")
         text = giver.facts(instance_id, level, answer)
         if text is None:
@@ -195,18 +196,23 @@ def test_context_mode_holds_every_required_source(con, db_path):
             "select world_id, policy_id, project_id from stg_instances where instance_id = $i", {"i": instance_id}))[0]
         participants = [p for (p,) in con.execute(
             "select person_id from requirement_participants where instance_id = $i", {"i": instance_id}).fetchall()]
-        with ToolEnvironment(con, instance_id) as inner:
-            env = ContextEnvironment(inner)
+        (request,) = con.execute("select prompt from instances where instance_id = $i", {"i": instance_id}).fetchone()
+        with Environment(con, instance_id, ContextMode()) as env:
             prompt = env.prompt
-            assert env.tools == [] and prompt.startswith(inner.prompt) and env.request == inner.prompt
+            assert env.tools == [] and prompt.startswith(request) and env.request == request
         calendar = "get_busy_intervals" if level == 1 else "list_events"
         assert participants
         for person in participants:
             assert f'### {calendar} {{"person_id": "{person}"' in prompt
+            if level == 4:   # each participant's series and home zone and hours
+                assert f'### list_recurring_events {{"person_id": "{person}"}}' in prompt
+                assert f'### get_working_hours {{"person_id": "{person}"}}' in prompt
         if level == 1:
             assert f'### get_policy {{"policy_id": "{req["policy_id"]}"}}' in prompt
             continue
-        assert f"policy={req['policy_id']}" in prompt   # the policy's rule tags, inside the handbook
+        if level < 4:   # level 4's handbook states the rules in prose only
+            assert f"policy={req['policy_id']}" in prompt   # the policy's rule tags, inside the handbook
+        assert req["policy_id"] in prompt
         binds = {"w": req["world_id"], "p": req["project_id"]}
         threads = [t for (t,) in con.execute(
             "select thread_id from threads where world_id = $w and project_id = $p", binds).fetchall()]
@@ -215,7 +221,7 @@ def test_context_mode_holds_every_required_source(con, db_path):
             "select m.text from messages as m join threads as t on t.world_id = m.world_id "
             "and t.thread_id = m.thread_id where m.world_id = $w and t.project_id = $p", binds).fetchall()]
         assert texts and all(text in prompt for text in texts)
-        if level == 3:
+        if level >= 3:
             rooms = [r for (r,) in con.execute("select room_id from rooms where world_id = $w",
                                                {"w": req["world_id"]}).fetchall()]
             assert rooms and all(f'### get_room_availability {{"room_id": "{r}"' in prompt for r in rooms)

@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from golden_worlds import CASES
 from oracle_harness import fresh_warehouse, load
-from mpcbench.agents.openai_agent import system_prompt
+from mpcbench.episode.prompts import system_prompt
 from mpcbench.dataset.layout import load_schema
 from mpcbench.episode.toolfiles import all_tools
 from mpcbench.grading.feedback import KIND_TEXT

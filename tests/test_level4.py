@@ -11,9 +11,10 @@ import pytest
 import reference_oracle as ref
 from mpcbench.agents import scripted
 from mpcbench.dataset.rows import dump_instances, dump_world
-from mpcbench.episode.tools import ToolEnvironment
+from mpcbench.episode.environment import Environment
+from mpcbench.episode.tools import HiddenFacts
 from mpcbench.grading.scoring import gold_keys, score_keys
-from prose_agent import RegexEnvironment
+from prose_agent import RegexFacts
 
 # The regex reader of the first phrasings scored F1 0.00, EM 0 % on the default build (50
 # level-4 instances: it misses the participants or the policy in every one); the reader of every
@@ -43,8 +44,8 @@ def test_no_level4_text_holds_a_tag(con):
 def test_every_level4_tool_text_is_free_of_tags(con, level4):
     """What the scripted solver reads through the tools at level 4 holds no tag."""
     for instance_id in level4[:5]:
-        with ToolEnvironment(con, instance_id) as env:
-            scripted.plan(env)
+        with Environment(con, instance_id) as env:
+            scripted.plan(env, HiddenFacts(env.data))
             assert env.trace and not [c.tool for c in env.trace if "[[" in c.result]
 
 
@@ -52,9 +53,9 @@ def regex_scores(con, instance_ids, first_only: bool) -> list[float]:
     gold = gold_keys(con, instance_ids)
     f1s = []
     for instance_id in instance_ids:
-        with ToolEnvironment(con, instance_id) as inner:
+        with Environment(con, instance_id) as env:
             try:
-                found = scripted.plan(RegexEnvironment(inner, first_only))
+                found = scripted.plan(env, RegexFacts(env, first_only))
             except (ValueError, KeyError, TypeError, scripted.ToolFailed):
                 f1s.append(0.0)
                 continue

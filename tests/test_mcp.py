@@ -14,11 +14,11 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit import submission
-from mpcbench.agents.scripted import ScriptedAgent
+from mpcbench.agents.scripted import plan
 from mpcbench.cli import app
 from mpcbench.episode.answers import submit_tool
 from mpcbench.episode.toolfiles import catalog
-from mpcbench.episode.tools import ToolEnvironment
+from mpcbench.episode.environment import Environment
 from mpcbench.errors import UserError
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.session import open_external_run
@@ -33,8 +33,8 @@ cli = CliRunner()
 
 def scripted_calls(con, instance_id: str) -> list[tuple[str, dict]]:
     """The tool calls the scripted solver makes on an instance (every source of its level)."""
-    with ToolEnvironment(con, instance_id) as env:
-        asyncio.run(ScriptedAgent().run(env))
+    with Environment(con, instance_id) as env:
+        plan(env)
         return [(c.tool, json.loads(c.arguments)) for c in env.trace]
 
 

@@ -17,7 +17,8 @@ import pytest
 
 from mpcbench.agents.baselines import DEFAULT_DURATION_MIN, CalendarOnlyAgent, DEFAULT_N, NO_ROOM, grid_starts
 from mpcbench.agents.scripted import DAY, OfflineAgent, Reader, Sources, Task, is_feasible, read_prompt
-from mpcbench.episode.tools import ToolEnvironment
+from mpcbench.episode.engine import play
+from mpcbench.episode.environment import Environment
 from mpcbench.grading.scoring import gold_keys, quick_score
 from mpcbench.warehouse import build, db
 
@@ -68,7 +69,7 @@ class MemorisedPolicyAgent(OfflineAgent):
 class Whitelisted:
     """The environment with every tool but the allowed ones refused (a test failure)."""
 
-    def __init__(self, inner: ToolEnvironment):
+    def __init__(self, inner: Environment):
         self.inner = inner
 
     def __getattr__(self, name):
@@ -85,8 +86,8 @@ def scores(con, agent: OfflineAgent) -> dict[int, tuple[float, float]]:
     gold = gold_keys(con, ids)
     per_level: dict[int, list] = {}
     for instance_id in ids:
-        with ToolEnvironment(con, instance_id) as env:
-            answer = asyncio.run(agent.run(Whitelisted(env))).answer
+        with Environment(con, instance_id) as env:
+            answer = asyncio.run(play(agent, Whitelisted(env))).out.answer
             per_level.setdefault(env.level, []).append(quick_score(env.level, answer, gold[instance_id]))
     return {level: (sum(s.f1 for s in found) / len(found), sum(s.exact_match for s in found) / len(found))
             for level, found in per_level.items()}

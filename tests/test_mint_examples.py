@@ -1,4 +1,4 @@
-"""MINT's in-context examples (agents/mint_examples.json) are real trajectories of the scripted
+"""MINT's in-context examples (episode/mint_examples.json) are real trajectories of the scripted
 solver on instances no evaluation holds: built again here from their seeds, every observation is
 what the tool returns on that instance, every solution is its gold, and the file is byte for
 byte what harness/mint_examples.py writes."""
@@ -12,8 +12,8 @@ from functools import partial
 import pytest
 
 from evalkit import default_db, instances
-from mpcbench.agents.mint import EXAMPLES_PATH, mint_system_prompt, stored_examples
-from mpcbench.episode.tools import ToolEnvironment
+from mpcbench.episode.prompts import EXAMPLES_PATH, mint_system_prompt, stored_examples
+from mpcbench.episode.environment import Environment
 from mpcbench.grading.scoring import gold_keys
 from mpcbench.harness import mint_examples
 from mpcbench.warehouse import db
@@ -43,7 +43,7 @@ def test_every_observation_is_what_the_tool_returns_and_the_solution_is_gold(exa
     row = example_con.execute("select i.level, i.prompt, w.seed from instances i join worlds w using (world_id) "
                               "where instance_id = $id", {"id": example["instance_id"]}).fetchone()
     assert row == (level, example["task"], example["world_seed"]), STALE
-    env = ToolEnvironment(example_con, example["instance_id"])
+    env = Environment(example_con, example["instance_id"])
     namespace = {spec.name: partial(lambda name, **arguments: env.call(name, arguments), spec.name)
                  for spec in env.tools}
     try:

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from evalkit import PerInstance, gold, instances, submit, tiny_db
 from fake_openai import FakeOpenAI, reply_tool_calls
 from mpcbench.cli import app
-from mpcbench.episode.tools import ToolEnvironment
+from mpcbench.episode.environment import Environment
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.runner import run_eval
 from mpcbench.legacy.audit import AuditConfig, run_audit
@@ -72,7 +72,7 @@ def test_offline_trajectory_shows_tool_texts_answers_and_violations(setup):
     calls = pl.read_parquet(runs[0] / "tool_calls.parquet").filter(pl.col("instance_id") == "L1-0001").to_dicts()
     assert calls and "not recorded" not in page and "Run again" not in page
     con = db.connect(db_path, read_only=True)
-    with ToolEnvironment(con, "L1-0001") as env:
+    with Environment(con, "L1-0001") as env:
         for c in calls:  # each text, as `mpcbench tools call` gives it, and as long as the run recorded
             text = env.call(c["tool"], c["arguments"])
             assert len(text) == c["result_chars"] and text in pres(page)
@@ -91,7 +91,7 @@ def test_model_trajectory_comes_from_its_transcript(setup):
     db_path, runs, out = setup
     page = (out / "trajectories" / "04-openai" / "L1-0001-t1.html").read_text()
     con = db.connect(db_path, read_only=True)
-    with ToolEnvironment(con, "L1-0001") as env:
+    with Environment(con, "L1-0001") as env:
         assert env.call("get_current_time", "{}") in pres(page)
     con.close()
     assert THOUGHT in pres(page) and "off the 15-minute grid" in page

@@ -17,11 +17,10 @@ from typer.testing import CliRunner
 from mpcbench.cli import app
 from mpcbench.episode import toolfiles
 from mpcbench.episode.toolfiles import ToolDefinitionError, all_tools, catalog, parse_tool_file
-from mpcbench.episode.tools import ToolEnvironment
-from mpcbench.warehouse import build, db
+from mpcbench.episode.environment import Environment
+from mpcbench.warehouse import db
 from mpcbench.world.tags import parse_tags, render_tag
 
-WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 
 # What a tool query may read: the source tables the generator fills (minus the answer key) ...
 SOURCE_TABLES = {"worlds", "people", "events", "policies", "policy_rules", "policy_docs", "projects",
@@ -42,19 +41,7 @@ LEVEL3 = LEVEL2 | {"search_people", "get_person", "list_rooms", "get_room_availa
 LEVEL4 = LEVEL3 | {"list_recurring_events", "get_working_hours"}
 
 
-@pytest.fixture(scope="module")
-def db_path(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("tools") / "tools.duckdb"
-    build.build(path, (1, 2, 3), instances=6, worlds_dir=WORLDS_DIR)
-    return path
-
-
-@pytest.fixture(scope="module")
-def con(db_path):
-    con = db.connect(db_path, read_only=True)
-    yield con
-    con.close()
-
+# db_path and con: the session's tiny build of levels 1-4 (tests/conftest.py)
 
 @pytest.fixture(scope="module")
 def first(con):
@@ -64,13 +51,19 @@ def first(con):
 
 @pytest.fixture
 def env1(con, first):
-    with ToolEnvironment(con, first[1]) as env:
+    with Environment(con, first[1]) as env:
         yield env
 
 
 @pytest.fixture
 def env3(con, first):
-    with ToolEnvironment(con, first[3]) as env:
+    with Environment(con, first[3]) as env:
+        yield env
+
+
+@pytest.fixture
+def env4(con, first):
+    with Environment(con, first[4]) as env:
         yield env
 
 
@@ -242,7 +235,7 @@ def test_tool_queries_hold_no_literal_values_for_ids(name):
 # --- what the tools show ---------------------------------------------------------------------
 
 def test_level1_tools_return_one_clean_json_item(con, first):
-    with ToolEnvironment(con, first[1]) as env:
+    with Environment(con, first[1]) as env:
         assert [s.name for s in env.tools] == sorted(LEVEL1)
         now = call_json(env, "get_current_time")
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", now["now"])
@@ -290,12 +283,13 @@ def test_level_1_busy_intervals_leave_out_cancelled_events(con, env1):
     assert blocking(con, env1.world_id, person, first_day, last_day, "cancelled")  # there were some to leave out
 
 
-@pytest.mark.parametrize("level", [2, 3])
-def test_from_level_2_the_calendar_shows_every_event_with_its_status(con, first, level):
+@pytest.mark.parametrize("level, first_day, last_day", [(2, "2026-03-02", "2026-04-01"),
+                                                       (3, "2026-03-02", "2026-04-01"),
+                                                       (4, "2026-04-06", "2026-05-06")])
+def test_from_level_2_the_calendar_shows_every_event_with_its_status(con, first, level, first_day, last_day):
     """Applying the status rule (cancelled events do not block) is the agent's job from level 2 on:
     the busy-interval tool, which applies it, is not offered there."""
-    first_day, last_day = "2026-03-02", "2026-04-01"
-    with ToolEnvironment(con, first[level]) as env:
+    with Environment(con, first[level]) as env:
         person = person_with_every_status(con, env.world_id, first_day, last_day)
         events = all_events(env, person, first_day, last_day)
         assert {e["status"] for e in events} == {"confirmed", "tentative", "cancelled"}
@@ -352,7 +346,7 @@ def test_threads_read_page_by_page_show_every_message_and_tag(con, env3, first):
 
 
 def test_policy_documents_show_every_rule_as_a_tag(con, first):
-    with ToolEnvironment(con, first[2]) as env:
+    with Environment(con, first[2]) as env:
         found = call_json(env, "search_policy_docs")
         text = ""
         for doc in found["documents"]:
@@ -370,7 +364,7 @@ def test_policy_documents_show_every_rule_as_a_tag(con, first):
 
 
 def test_document_search_pages_hold_the_query(con, first):
-    with ToolEnvironment(con, first[3]) as env:
+    with Environment(con, first[3]) as env:
         policy_id = con.execute("select max(policy_id) from policies where world_id = 'world-l3'").fetchall()[0][0]
         for query in (policy_id, "buffer", "no such words"):
             found = call_json(env, "search_policy_docs", query=query)
@@ -412,18 +406,18 @@ def test_rooms_render_as_a_markdown_table_and_filters_narrow_it(env3):
 def test_a_world_sees_only_its_own_rows(con, first):
     elsewhere = con.execute("select thread_id from threads where world_id = 'world-l2' except "
                             "select thread_id from threads where world_id = 'world-l3' order by 1 limit 1").fetchall()
-    with ToolEnvironment(con, first[3]) as env:
+    with Environment(con, first[3]) as env:
         listed = call_json(env, "list_projects", limit=1)["total"]
         assert listed == con.execute("select count(*) from projects where world_id = 'world-l3'").fetchall()[0][0]
         assert env.call("read_thread", {"thread_id": elsewhere[0][0]}).startswith("error: No thread")
-    with ToolEnvironment(con, first[1]) as env:
+    with Environment(con, first[1]) as env:
         assert env.call("list_rooms", {}).startswith("error: there is no tool named 'list_rooms'")
 
 
 def test_output_is_deterministic(con, first):
     arguments = [("list_threads", {"project_id": IDS[3]["project_id"]}), ("list_rooms", {}),
                  ("search_messages", {"query": "[[ban"}), ("read_policy_doc", {"doc_id": "doc-1"})]
-    with ToolEnvironment(con, first[3]) as a, ToolEnvironment(con, first[3]) as b:
+    with Environment(con, first[3]) as a, Environment(con, first[3]) as b:
         for name, args in arguments:
             assert a.call(name, args) == b.call(name, args) == a.call(name, json.dumps(args))
 
@@ -439,9 +433,9 @@ IDS: dict[int, dict] = {}   # per level: a real room, person, project, thread an
 
 @pytest.fixture(scope="module", autouse=True)
 def _real_ids(con):
-    for level in (1, 2, 3):
+    for level in LEVELS:
         IDS[level] = dict(zip(("room_id", "person_id", "project_id", "thread_id", "policy_id"), con.execute("""
-            select (select min(room_id) from rooms),
+            select (select min(room_id) from rooms r join worlds w using (world_id) where w.level = $level),
                    (select min(person_id) from people p join worlds w using (world_id) where w.level = $level),
                    min(t.project_id), min(t.thread_id) filter (where t.project_id = (select min(project_id)
                        from projects p join worlds w using (world_id) where w.level = $level)),
@@ -450,8 +444,15 @@ def _real_ids(con):
         """, {"level": level}).fetchall()[0]))
 
 
+# a working week inside each level's world (level 4's starts on 2026-04-06)
+WEEK = {1: ("2026-03-02", "2026-03-06"), 2: ("2026-03-02", "2026-03-06"), 3: ("2026-03-02", "2026-03-06"),
+        4: ("2026-04-06", "2026-04-10")}
+LEVELS = tuple(WEEK)
+
+
 def valid_arguments(tool, level: int = 3) -> dict:
-    examples = {**IDS[level], "doc_id": "doc-1", "start_date": "2026-03-02", "end_date": "2026-03-06",
+    start_date, end_date = WEEK[level]
+    examples = {**IDS[level], "doc_id": "doc-1", "start_date": start_date, "end_date": end_date,
                 "query": "an", "page": 1, "limit": 5, "cursor": 0, "building": "North", "min_capacity": 2,
                 "feature": "video"}
     return {p.name: examples[p.name] for p in tool.params}
@@ -459,8 +460,8 @@ def valid_arguments(tool, level: int = 3) -> dict:
 
 def every_tool_env(con, first):
     """(environment, tool) for every tool of every level's catalog."""
-    for level in (1, 2, 3):
-        env = ToolEnvironment(con, first[level])
+    for level in LEVELS:
+        env = Environment(con, first[level])
         for tool in catalog(level):
             yield env, tool, level
 
@@ -566,22 +567,24 @@ json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(name=st.sampled_from(sorted(LEVEL3)), data=st.data())
-def test_no_arguments_crash_a_tool(env3, name, data):
+@given(name=st.sampled_from(sorted(LEVEL4)), data=st.data())
+def test_no_arguments_crash_a_tool(env3, env4, name, data):
+    env, level = (env3, 3) if name in LEVEL3 else (env4, 4)   # the level-4-only tools at level 4
     tool = all_tools()[name]
     keys = [p.name for p in tool.params] + ["x"]
     arguments = data.draw(st.dictionaries(st.sampled_from(keys), json_values, max_size=4)
-                          | st.builds(lambda d, k: {**valid_arguments(tool), k: d}, json_values, st.sampled_from(keys)))
-    text = env3.call(name, arguments)
+                          | st.builds(lambda d, k: {**valid_arguments(tool, level), k: d}, json_values,
+                                      st.sampled_from(keys)))
+    text = env.call(name, arguments)
     assert isinstance(text, str) and text
-    error = env3.trace[-1].error
+    error = env.trace[-1].error
     assert error is None or "the tool failed" not in error, (arguments, error)
 
 
 # --- trace -----------------------------------------------------------------------------------
 
 def test_every_call_is_traced(con, first):
-    with ToolEnvironment(con, first[2]) as env:
+    with Environment(con, first[2]) as env:
         env.call("get_current_time", {}, turn=1)
         env.call("list_policies", "{}", turn=2)
         env.call("nope", {"a": 1}, turn=2)
@@ -594,7 +597,7 @@ def test_every_call_is_traced(con, first):
 
 def test_an_unknown_instance_is_a_programming_error(con):
     with pytest.raises(KeyError):
-        ToolEnvironment(con, "L9-0001")
+        Environment(con, "L9-0001")
 
 
 # --- the CLI ---------------------------------------------------------------------------------
@@ -615,7 +618,7 @@ def test_cli_call_prints_what_the_agent_reads(con, db_path, first, tmp_path):
     result = runner.invoke(app, ["tools", "call", "search_people", "--instance", first[3],
                                  "--args", json.dumps(arguments), "--db", path])
     assert result.exit_code == 0, result.output
-    with ToolEnvironment(con, first[3]) as env:
+    with Environment(con, first[3]) as env:
         assert result.output == env.call("search_people", arguments) + "\n"
     bad = runner.invoke(app, ["tools", "call", "get_person", "--instance", first[3], "--args", "{}", "--db", path])
     assert bad.exit_code == 1 and bad.output.startswith("error: missing required argument person_id")

@@ -16,7 +16,7 @@ import datetime as dt
 import random
 import re
 
-from ..episode.contract import Environment
+from ..episode.environment import Environment
 from .scripted import DAY, GRID, OfflineAgent, Reader, overlaps, parse_markdown_table, read_prompt
 
 _LISTED = re.compile(r"^- (\d{4}-\d{2}-\d{2}T\d{2}:\d{2})", re.MULTILINE)

@@ -1,27 +1,31 @@
 """The scripted solver's code-mode twin: the same solver, run as Python cells in the sandbox.
 
-    agent = ScriptedCodeAgent()                # --agent scripted --mode code (native protocol)
-    output = asyncio.run(agent.run(CodeEnvironment(ToolEnvironment(con, "L3-0007"))))
+    env = Environment(con, "L3-0007", CodeMode())
+    arguments = ScriptedCodeAgent().submission(env, None, hidden)   # --agent scripted --mode code
 
 The first cell defines the solver (the source of `scripted.py`'s readers and constraint check and
 of `world/tags.py`, standard library only); the second calls `plan` on an environment whose
 `call` is the sandbox's tool functions, and prints the submission as JSON. Every tool call and all
 the computation happen inside the sandbox; the agent only reads the printed JSON and submits it.
-`ScriptedMintModel` sends the same cells under MINT's protocol (`--protocol mint`).
+`ScriptedMintModel` sends the same cells under MINT's protocol (`--protocol mint`). At level 4 the
+hidden facts (`episode.tools.HiddenFacts`) travel in the cell as data, since a sandboxed cell
+cannot reach them.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import inspect
 import json
 from functools import cache
 
-from ..episode.contract import Environment
+from ..episode.engine import Reply, View
+from ..episode.environment import Environment
+from ..episode.tools import HiddenFacts
 from ..world import tags
 from . import scripted
-from .mint import Reply
-from .scripted import OfflineAgent, ToolFailed
+from .scripted import Hidden, ToolFailed
 
 _HEADER = """\
 from __future__ import annotations
@@ -30,6 +34,7 @@ import json
 import re
 import zoneinfo
 from dataclasses import dataclass, field
+from typing import Protocol
 Environment = object
 
 
@@ -49,24 +54,27 @@ def _body(module, start: str, end: str | None = None) -> str:
 @cache
 def solver_source() -> str:
     """The first cell: the solver's definitions (no tool call, no output)."""
-    return "\n\n".join([_HEADER, _body(tags, "_BARE ="), _body(scripted, "GRID =", "def submit_message")])
+    return "\n\n".join([_HEADER, _body(tags, "_BARE ="), _body(scripted, "GRID =", "class OfflineAgent")])
 
 
 def solve_cell(level: int, request: str, hidden: dict | None = None) -> str:
-    """The second cell: solve the request and print the submission's JSON. At level 4 the hidden
-    facts (`ToolEnvironment.hidden_facts`) travel in the cell as data, since a sandboxed cell cannot
-    reach the hidden path."""
-    given = "" if hidden is None else (
+    """The second cell: solve the request and print the submission's JSON; `hidden`: the level-4
+    facts as data (`HiddenFacts.as_data`)."""
+    given = "_hidden = None\n" if hidden is None else (
         f"_H = json.loads({json.dumps(json.dumps(hidden))})\n"
-        "_env.hidden_message_tags = lambda ids: {m: [tuple(t) for t in _H['tags'][m]] for m in ids if m in _H['tags']}\n"
-        "_env.hidden_policy_rules = lambda policy_id: _H['rules'].get(policy_id, {})\n")
+        "class _Hidden:\n"
+        "    def message_tags(self, ids):\n"
+        "        return {m: [tuple(t) for t in _H['tags'][m]] for m in ids if m in _H['tags']}\n"
+        "    def policy_rules(self, policy_id):\n"
+        "        return _H['rules'].get(policy_id, {})\n"
+        "_hidden = _Hidden()\n")
     return (f"_env = _Tools()\n_env.level, _env.request = {level!r}, {json.dumps(request)}\n{given}"
-            f"print(json.dumps(submission({level!r}, plan(_env))))")
+            f"print(json.dumps(submission({level!r}, plan(_env, _hidden))))")
 
 
-def solver_cells(env: Environment) -> list[str]:
-    hidden = env.hidden_facts() if env.level == 4 else None
-    return [solver_source(), solve_cell(env.level, env.request, hidden)]
+def solver_cells(env: Environment, hidden: Hidden | None) -> list[str]:
+    data = hidden.as_data() if env.level == 4 and isinstance(hidden, HiddenFacts) else None
+    return [solver_source(), solve_cell(env.level, env.request, data)]
 
 
 def found_from_output(output: str) -> list[tuple[dt.datetime, str | None]]:
@@ -78,41 +86,50 @@ def found_from_output(output: str) -> list[tuple[dt.datetime, str | None]]:
     return [(dt.datetime.fromisoformat(item["start"]), item.get("room_id")) for item in items]
 
 
-class ScriptedCodeAgent(OfflineAgent):
+class ScriptedCodeAgent:
     """The scripted solver through the `python` tool (code mode, native protocol)."""
 
     name = "scripted"
 
-    def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str | None]]:
+    def submission(self, env: Environment, feedback: str | None, hidden: Hidden | None) -> dict:
         if feedback is None:
             output = ""
-            for cell in solver_cells(env):
+            for cell in solver_cells(env, hidden):
                 output = env.call("python", {"code": cell})
             self.found = found_from_output(output)
-        return self.found  # it is right the first time: feedback has nothing to add
+        return scripted.submission(env.level, self.found)  # right the first time: feedback has nothing to add
 
 
 class ScriptedMintModel:
-    """The code-mode twin as a "model" of MINT's protocol (`mint.Model`): it sends the solver's
-    cells in <execute> tags, one per step, then proposes what the last cell printed in a
-    <solution> tag (and the same after feedback). Without code execution (context mode) it
+    """The code-mode twin as a model of MINT's protocol (a policy of `episode.engine`): it sends
+    the solver's cells in <execute> tags, one per step, then proposes what the last cell printed
+    in a <solution> tag (and the same after feedback). Without code execution (context mode) it
     solves through the environment's answered calls and proposes at once."""
+
+    name = "scripted"
 
     def __init__(self):
         self.cells: list[str] | None = None
         self.solution: str | None = None
 
-    async def reply(self, env: Environment, messages: list[dict]) -> Reply:
+    async def reply(self, view: View) -> Reply:
+        env = view.env
         if self.solution is None and not any(spec.name == "python" for spec in env.tools):
-            self.solution = json.dumps(scripted.submission(env.level, scripted.plan(env)))
+            found = await asyncio.to_thread(scripted.plan, env, view.hidden)
+            self.solution = json.dumps(scripted.submission(env.level, found))
         if self.solution is not None:
-            return Reply(f"<thought> I have the answer. </thought>\nThe answer is <solution> {self.solution} </solution>")
+            return Reply({"role": "assistant", "content": f"<thought> I have the answer. </thought>\nThe answer is "
+                                                          f"<solution> {self.solution} </solution>"})
         if self.cells is None:
-            self.cells = solver_cells(env)
-            return Reply(f"<thought> I define the solver. </thought>\n<execute>\n{self.cells.pop(0)}\n</execute>")
+            self.cells = solver_cells(env, view.hidden)
+            return Reply(_execute("I define the solver.", self.cells.pop(0)))
         if self.cells:
-            return Reply(f"<thought> I solve the request. </thought>\n<execute>\n{self.cells.pop(0)}\n</execute>")
-        observation = messages[-1]["content"].removeprefix("Observation:\n").rsplit("\n", 1)[0]
+            return Reply(_execute("I solve the request.", self.cells.pop(0)))
+        observation = view.messages[-1]["content"].removeprefix("Observation:\n").rsplit("\n", 1)[0]
         found = found_from_output(observation)
         self.solution = json.dumps(scripted.submission(env.level, found))
-        return await self.reply(env, messages)
+        return await self.reply(view)
+
+
+def _execute(thought: str, code: str) -> dict:
+    return {"role": "assistant", "content": f"<thought> {thought} </thought>\n<execute>\n{code}\n</execute>"}

@@ -7,45 +7,51 @@ Two ways, chosen by what the recorded run was:
   one the run made, so the replay needs no key and no network, and a request the run never made
   (because a tool now answers differently, or the prompt changed) ends that episode as a
   `replay_miss` infrastructure error;
-- any other agent is replayed from its journal (`TrajectoryReplayAgent`): the recorded tool
-  calls are made again through the environment, in order, and the recorded final answer is
-  parsed again.
+- any other agent is replayed from its journal (`TrajectoryReplay`, a policy of the episode
+  engine): each turn, the recorded tool calls of that turn are made again through the
+  environment, in order, and the recorded answer of the turn is given again, as the submission
+  or the text it was.
 """
 
 from __future__ import annotations
 
-from ..episode.answers import answer_from_record
-from ..episode.contract import AgentOutput, Environment
+import asyncio
+
+from ..episode.answers import SUBMIT_TOOL_NAME
+from ..episode.engine import Reply, View
+from ..llm import InfrastructureError
 
 
-class TrajectoryReplayAgent:
+class TrajectoryReplay:
     """Replays one recorded episode (a journal record) through a fresh environment."""
 
     name = "replay"
 
     def __init__(self, record: dict):
         self.record = record
+        self.answers = {int(a.get("turn") or 1): a for a in record.get("answers") or []}
 
-    async def run(self, env: Environment) -> AgentOutput:
+    async def reply(self, view: View) -> Reply:
         rec = self.record
-        self.out = AgentOutput(answer=None, steps=int(rec.get("steps") or 0),
-                               prompt_tokens=int(rec.get("prompt_tokens") or 0),
-                               completion_tokens=int(rec.get("completion_tokens") or 0),
-                               invalid_actions=int(rec.get("invalid_actions") or 0),
-                               error=rec.get("error"), transcript=list(rec.get("transcript") or []))
-        return self._turn(env, 1)
-
-    async def follow_up(self, env: Environment, feedback: str, turn: int) -> AgentOutput:
-        return self._turn(env, turn)
-
-    def _turn(self, env: Environment, turn: int) -> AgentOutput:
-        """The recorded tool calls of this turn, made again, and the recorded answer parsed again."""
-        for call in self.record.get("tool_calls") or []:
-            # calls made from code are made again by their cell (the `python` call)
-            if (call["tool"] != "submit_candidates" and call.get("via", "native") == "native"
-                    and int(call.get("turn") or 1) == turn):
-                env.call(call["tool"], call["arguments"], turn=turn)
-        answers = {int(a.get("turn") or 1): a for a in self.record.get("answers") or []}
-        self.out.answer = answer_from_record(answers.get(turn), env.level)
-        self.out.turns = turn
-        return self.out
+        if view.turn == 1 and rec.get("error"):
+            kind, _, message = str(rec["error"]).partition(": ")
+            raise InfrastructureError(kind, message)
+        calls = [c for c in rec.get("tool_calls") or []
+                 # calls made from code are made again by their cell (the `python` call)
+                 if c["tool"] != SUBMIT_TOOL_NAME and c.get("via", "native") == "native"
+                 and int(c.get("turn") or 1) == view.turn]
+        for call in calls:
+            await asyncio.to_thread(view.env.call, call["tool"], call["arguments"], turn=view.turn)
+        first = view.turn == 1
+        recorded = Reply({}, int(rec.get("prompt_tokens") or 0) if first else 0,
+                         int(rec.get("completion_tokens") or 0) if first else 0,
+                         steps=int(rec.get("steps") or 0) if first else 0, final=True)
+        answer = self.answers.get(view.turn) or {}
+        raw = answer.get("raw")
+        if answer.get("path") == "text":
+            recorded.message = view.codec.text_answer(raw or "")
+        else:
+            recorded.message = view.codec.submission(raw if raw is not None else {"candidates": [
+                {"start": c.get("start"), **({"room_id": c.get("room_id")} if view.env.level >= 3 else {})}
+                for c in answer.get("candidates") or []]})
+        return recorded

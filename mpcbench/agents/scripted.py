@@ -2,14 +2,16 @@
 
 It works only through `env.call` and the text the tools return (JSON, Markdown tables,
 transcripts and documents with `[[tags]]`), never through the database, with one exception: level
-4 states the thread and handbook facts in prose only, and the solver reads their tags through the
-environment's hidden path (`hidden_message_tags`, `hidden_policy_rules`: not tools, never offered
-to a model), for the messages and the policy it has found through the tools. Its "reasoning" is
-plain Python: read the prompt, fetch each source, parse it, then check every 15-minute start
-of the window against every constraint (DESIGN.md sections 2-3) and book a room at level 3.
+4 states the thread and handbook facts in prose only, and the solver reads their tags from the
+hidden facts (`episode.tools.HiddenFacts`: not a tool, never offered to a model, given to the
+solver as an argument of its own), for the messages and the policy it has found through the
+tools. Its "reasoning" is plain Python: read the prompt, fetch each source, parse it, then check
+every 15-minute start of the window against every constraint (docs/semantics.md) and book a room
+at levels 3-4.
 
-    agent = ScriptedAgent()
-    output = asyncio.run(agent.run(ToolEnvironment(con, "L3-0007")))
+    found = plan(Environment(con, "L3-0007"))                       # [(start, room_id), ...]
+    found = plan(env, HiddenFacts(env.data))                        # level 4
+    await play(ScriptedAgent(), env, hidden=HiddenFacts(env.data))  # as an episode (harness/runner.py)
 
 If it misses the oracle's answer on some instance, either this file is wrong or the tools do
 not show something the oracle uses: the test suite runs it on every instance of every level.
@@ -26,9 +28,9 @@ import re
 import zoneinfo
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from ..episode.answers import SUBMIT_TOOL_NAME, parse_submission
-from ..episode.contract import AgentOutput, Environment
+from ..episode.environment import Environment
 from ..world.tags import parse_tags
 
 GRID = dt.timedelta(minutes=15)
@@ -125,11 +127,25 @@ def check_task(task: Task) -> None:
 
 # --- reading the tools -----------------------------------------------------------------------
 
+class Hidden(Protocol):
+    """Level 4's facts (`episode.tools.HiddenFacts`, or a stand-in)."""
+
+    def message_tags(self, message_ids: list[str]) -> dict[str, list[tuple[str, dict]]]: ...
+
+    def policy_rules(self, policy_id: str) -> dict[str, dict]: ...
+
+
+def needed(hidden: Hidden | None) -> Hidden:
+    if hidden is None:
+        raise ToolFailed("level 4 states its facts in prose only: the solver needs the hidden facts")
+    return hidden
+
+
 class Reader:
     """Calls tools and parses what they return."""
 
-    def __init__(self, env: Environment):
-        self.env = env
+    def __init__(self, env: Environment, hidden: Hidden | None = None):
+        self.env, self.hidden = env, hidden
 
     def text(self, name: str, **arguments) -> str:
         result = self.env.call(name, arguments)
@@ -201,8 +217,8 @@ class Reader:
                 more = _NEXT_PAGE.search(text.rstrip().splitlines()[-1])
                 page = int(more.group(1)) if more else None
         if self.env.level == 4:
-            hidden = self.env.hidden_message_tags([key[1] for key, _ in heads])
-            tags = [(key, kind, params) for key, _ in heads for kind, params in hidden.get(key[1], [])]
+            facts = needed(self.hidden).message_tags([key[1] for key, _ in heads])
+            tags = [(key, kind, params) for key, _ in heads for kind, params in facts.get(key[1], [])]
         authors = dict(heads)
         return [(key, kind, params, authors[key]) for key, kind, params in tags]
 
@@ -415,9 +431,10 @@ def latest_requirements(tags) -> dict[str, dict]:
     return {kind: params for kind, (_, params) in latest.items()}
 
 
-def plan(env: Environment) -> list[tuple[dt.datetime, str | None]]:
-    """Read the request and every source it needs through `env.call`, then solve."""
-    read = Reader(env)
+def plan(env: Environment, hidden: Hidden | None = None) -> list[tuple[dt.datetime, str | None]]:
+    """Read the request and every source it needs through `env.call` (and, at level 4, the facts
+    the prose states from `hidden`), then solve."""
+    read = Reader(env, hidden)
     task = read_prompt(env.request, env.level)
     task.now = read.now()
     tags: list[tuple[str, dict]] = []
@@ -440,7 +457,7 @@ def plan(env: Environment) -> list[tuple[dt.datetime, str | None]]:
         rules = read.policy_json(task.policy_id)
     elif env.level == 4:   # the handbook states the rules in prose only: the hidden path
         read.json("search_policy_docs", query=task.policy_id)
-        rules = env.hidden_policy_rules(task.policy_id)
+        rules = needed(hidden).policy_rules(task.policy_id)
     else:
         rules = read.policy_documents(task.policy_id)
     first, last = task.window_start - DAY, task.window_end + DAY
@@ -466,39 +483,16 @@ def submission(level: int, found: list[tuple[dt.datetime, str | None]]) -> dict:
     return {"candidates": items}
 
 
-def submit_message(arguments: dict) -> dict:
-    return {"role": "assistant", "content": None,
-            "tool_calls": [{"type": "function", "function": {"name": SUBMIT_TOOL_NAME,
-                                                             "arguments": json.dumps(arguments)}}]}
-
-
 class OfflineAgent(ABC):
-    """An agent that is a program: `answer` computes the candidates of a turn (`feedback` is
-    None on the first turn); the episode's output, transcript included, is kept across turns.
-    An agent that reads no feedback answers every later turn as it answered the first."""
+    """An offline agent that computes the candidates of a turn through `env.call` (`feedback` is
+    None on the first turn): a program of the episode engine (`episode.engine.Program`). One
+    object serves one episode. An agent that reads no feedback answers every later turn as it
+    answered the first."""
 
     name = "offline"
 
-    async def run(self, env: Environment) -> AgentOutput:
-        self.out = AgentOutput(answer=None, transcript=[{"role": "user", "content": env.prompt}])
-        return self._turn(env, None, 1)
-
-    async def follow_up(self, env: Environment, feedback: str, turn: int) -> AgentOutput:
-        self.out.transcript.append({"role": "user", "content": feedback})
-        return self._turn(env, feedback, turn)
-
-    def _turn(self, env: Environment, feedback: str | None, turn: int) -> AgentOutput:
-        out = self.out
-        out.turns = turn
-        try:
-            arguments = submission(env.level, self.answer(env, feedback))
-        except (ToolFailed, ValueError, KeyError, TypeError) as exc:
-            out.answer, out.error = None, f"{self.name}: {exc}"
-            return out
-        out.answer = parse_submission(json.dumps(arguments), env.level)
-        out.transcript.append(submit_message(arguments))
-        out.steps = len(env.trace)
-        return out
+    def submission(self, env: Environment, feedback: str | None, hidden: Hidden | None) -> dict:
+        return submission(env.level, self.answer(env, feedback))
 
     @abstractmethod
     def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str | None]]:
@@ -507,13 +501,12 @@ class OfflineAgent(ABC):
 
 # --- the agent -------------------------------------------------------------------------------
 
-class ScriptedAgent(OfflineAgent):
+class ScriptedAgent:
+    """The scripted solver as a program of the episode engine; level 4 needs the hidden facts."""
+
     name = "scripted"
 
-    def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str | None]]:
+    def submission(self, env: Environment, feedback: str | None, hidden: Hidden | None) -> dict:
         if feedback is None:
-            self.found = self.plan(env)
-        return self.found  # it is right the first time: feedback has nothing to add
-
-    def plan(self, env: Environment) -> list[tuple[dt.datetime, str | None]]:
-        return plan(env)
+            self.found = plan(env, hidden)
+        return submission(env.level, self.found)  # it is right the first time: feedback has nothing to add

@@ -9,6 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ..episode.engine import is_harness_error
 from ..harness.ablation import run_ablation
 from ..harness.config import AGENTS, EvalConfig
 from ..harness.merge import merge_runs
@@ -27,13 +28,15 @@ class BarProgress(EvalProgress):
     def __init__(self, bar: Progress, name: str = "eval"):
         self.bar, self.task, self.name = bar, None, name
         self.f1: list[float] = []
-        self.em = self.infra = self.parse = 0
+        self.em = self.infra = self.harness = self.parse = 0
 
     def start(self, total: int, done: int) -> None:
         self.task = self.bar.add_task(self.name, total=total, completed=done, stats="")
 
     def episode(self, record: dict, f1: float | None, exact: bool | None) -> None:
-        if record.get("error"):
+        if is_harness_error(record.get("error")):
+            self.harness += 1
+        elif record.get("error"):
             self.infra += 1
         else:
             self.f1.append(f1 or 0.0)
@@ -41,7 +44,7 @@ class BarProgress(EvalProgress):
             self.parse += not (record["answers"] and record["answers"][-1].get("parse_ok"))
         mean = sum(self.f1) / len(self.f1) if self.f1 else 0.0
         stats = (f"F1 {mean:.2f} · EM {self.em}/{len(self.f1)} · parse failures {self.parse} · "
-                 f"infra errors {self.infra}")
+                 f"infra errors {self.infra}" + (f" · [red]harness errors {self.harness}[/red]" if self.harness else ""))
         self.bar.update(self.task, advance=1, stats=stats)
 
     def note(self, message: str) -> None:
@@ -50,14 +53,16 @@ class BarProgress(EvalProgress):
 
 def print_summary(title: str, summary: list[dict]) -> None:
     table = Table(title=title)
-    for column in ("level", "episodes", "mean F1", "EM rate", "parse failures", "infra errors", "tool calls",
-                   "tokens in/out", "cost (US$)"):
-        table.add_column(column, justify="right")
+    harness = any(s.get("harness_errors") for s in summary)
+    for column in ("level", "episodes", "mean F1", "EM rate", "parse failures", "infra errors",
+                   *(["harness errors"] if harness else []), "tool calls", "tokens in/out", "cost (US$)"):
+        table.add_column(column, justify="right", style="red" if column == "harness errors" else None)
     for s in summary:
         table.add_row(str(s["level"]), str(s["episodes"]),
                       "—" if s["mean_f1"] is None else f"{s['mean_f1']:.3f}",
                       "—" if s["em_rate"] is None else f"{s['em_rate']:.0%}",
-                      str(s["parse_failures"]), str(s["infrastructure_errors"]), f"{s['mean_tool_calls']:.1f}",
+                      str(s["parse_failures"]), str(s["infrastructure_errors"]),
+                      *([str(s.get("harness_errors", 0))] if harness else []), f"{s['mean_tool_calls']:.1f}",
                       f"{s['mean_prompt_tokens']:.0f}/{s['mean_completion_tokens']:.0f}",
                       "n/a" if s.get("cost_usd") is None else f"{s['cost_usd']:.4f}")
     console.print(table)
@@ -169,6 +174,15 @@ def eval_command(
     where = results[0][1].run_dir.parent if ablation else results[0][1].run_dir
     console.print(f"Results: {where}/ (runs, turns, candidates, tool_calls and failures .parquet, run.json"
                   f"{'; ablation.json' if ablation else ''})", markup=False, highlight=False)
+    failed = [result for _, result in results if result.harness_errors]
+    if failed:
+        first = failed[0].first_harness_error or {}
+        if ctx.find_root().params.get("debug") and first.get("traceback"):
+            err.print(first["traceback"], markup=False, highlight=False, soft_wrap=True)
+        fail(f"{sum(r.harness_errors for r in failed)} episode(s) failed in MPCBench's own code (harness errors, "
+             f"neither the model's nor the endpoint's; left out of every score); the first, "
+             f"{first.get('instance_id')}: {first.get('error')}. See it with --debug; after a fix, rerun them: "
+             f"mpcbench eval --resume --retry-errors --out {failed[0].run_dir}")
     for name, result in results:
         if result.episodes and result.infrastructure_errors == result.episodes:
             fail(f"every episode of {result.run_dir} ended in an infrastructure error (the first: "

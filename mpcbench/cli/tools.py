@@ -11,7 +11,7 @@ import typer
 
 from ..episode.answers import submit_tool
 from ..episode.toolfiles import catalog
-from ..episode.tools import ToolEnvironment
+from ..episode.environment import Environment
 from ..warehouse import db
 
 app = typer.Typer(help="The agent tools: each level's catalog, and single calls as an agent makes them.",
@@ -61,7 +61,7 @@ def call_tool(
     except duckdb.Error as e:
         _fail(f"cannot open {db_path}: {e}")
     try:
-        env = ToolEnvironment(con, instance)
+        env = Environment(con, instance)
     except KeyError:
         _fail(f"no instance {instance!r} in {db_path}")
     with env:

@@ -30,6 +30,7 @@ import datetime as dt
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import jsonschema
 
@@ -130,21 +131,22 @@ def normalize_start(value: object) -> tuple[str | None, str | None]:
 def parse_submission(arguments: str | dict, level: int) -> ParsedAnswer:
     """The structured path: submit_candidates arguments, as a JSON string or a dict."""
     _check_level(level)
+    data: Any = arguments            # JSON; the schema below says what it holds
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments)
+            data = json.loads(arguments)
         except json.JSONDecodeError as exc:
             return _failed("tool", f"arguments are not valid JSON: {exc.msg} at char {exc.pos}")
         except (ValueError, RecursionError) as exc:
             return _failed("tool", f"arguments are not valid JSON: {exc}")
     validator = jsonschema.Draft202012Validator(submit_schema(level))
-    errors = sorted(validator.iter_errors(arguments), key=lambda e: [str(p).zfill(9) for p in e.absolute_path])
+    errors = sorted(validator.iter_errors(data), key=lambda e: [str(p).zfill(9) for p in e.absolute_path])
     if errors:
         messages = [_describe(error, level) for error in errors[:3]]
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         return _failed("tool", "; ".join(messages) + more)
     candidates = []
-    for item in arguments["candidates"]:
+    for item in data["candidates"]:
         start, problem = normalize_start(item["start"])
         candidates.append(Candidate(start, item.get("room_id"), _raw(item), problem))
     return ParsedAnswer(tuple(candidates), True, "tool", None)
@@ -190,20 +192,23 @@ def _where(path) -> str:
 
 def _describe(error: jsonschema.ValidationError, level: int) -> str:
     """One schema error as a short sentence the model can act on."""
-    where, instance = _where(error.absolute_path), error.instance
+    where = _where(error.absolute_path)
+    instance: Any = error.instance               # the JSON value that failed
+    expected: Any = error.validator_value        # the failed keyword's value in the schema
+    schema = error.schema if isinstance(error.schema, dict) else {}
     if error.validator == "required":
-        missing = [key for key in error.validator_value if key not in instance]
+        missing = [key for key in expected if key not in instance]
         suffix = " at level 3" if missing == ["room_id"] else ""
         return "; ".join(f"{_where([*error.absolute_path, key])} is required{suffix}" for key in missing)
     if error.validator == "additionalProperties":
-        extra = sorted(set(instance) - set(error.schema.get("properties", {})))
+        extra = sorted(set(instance) - set(schema.get("properties", {})))
         if extra == ["room_id"]:
             return f"{where}.room_id is not allowed at level {level} (rooms are only used at level 3)"
-        allowed = ", ".join(error.schema.get("properties", {}))
+        allowed = ", ".join(schema.get("properties", {}))
         return f"{where} has unexpected keys {', '.join(map(repr, extra))} (allowed: {allowed})"
     if error.validator == "type":
-        return f"{where} must be {'an' if error.validator_value in ('object', 'array') else 'a'} " \
-               f"{error.validator_value}, got {_JSON_TYPES.get(type(instance), type(instance).__name__)}"
+        return f"{where} must be {'an' if expected in ('object', 'array') else 'a'} " \
+               f"{expected}, got {_JSON_TYPES.get(type(instance), type(instance).__name__)}"
     if error.validator == "pattern":
         return f"{where} must be {_START_FORMAT}, got {instance!r}"
     if error.validator == "minLength":
@@ -215,7 +220,8 @@ def _json_values(text: str) -> tuple[list, int | None]:
     """Every top-level JSON (or Python-literal) value in the text, in order, and where a cut-off
     JSON value starts (None if none). Scanning stops at a cut-off value: nothing inside it is
     trusted, so a truncated answer never yields its first few candidates as if complete."""
-    values, pos = [], 0
+    values: list = []
+    pos = 0
     while opener := _OPENER.search(text, pos):
         pos, end = opener.start(), _balanced_end(text, opener.start())
         if end is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from functools import cache
+from typing import Any
 
 import jsonschema
 
@@ -36,9 +37,10 @@ def _a(word: str) -> str:
 def _describe(tool: Tool, error: jsonschema.ValidationError) -> str:
     name = ".".join(str(p) for p in error.absolute_path)
     schema = error.schema if isinstance(error.schema, dict) else {}
-    value = error.instance
+    value: Any = error.instance               # the JSON value that failed
+    expected: Any = error.validator_value     # the failed keyword's value in the schema
     if error.validator == "required":
-        missing = [key for key in error.validator_value if key not in value]
+        missing = [key for key in expected if key not in value]
         return f"missing required argument{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
     if error.validator == "additionalProperties":
         extra = sorted(map(str, set(value) - {p.name for p in tool.params}))
@@ -46,16 +48,16 @@ def _describe(tool: Tool, error: jsonschema.ValidationError) -> str:
         return f"unexpected argument{'s' if len(extra) > 1 else ''} {', '.join(map(short_value, extra))} (allowed: {allowed})"
     if error.validator == "type":
         got = _JSON_TYPES.get(type(value), type(value).__name__)
-        return f"{name} must be {_a(error.validator_value)}, not {_a(got)} ({short_value(value)})"
+        return f"{name} must be {_a(expected)}, not {_a(got)} ({short_value(value)})"
     if error.validator == "pattern" and schema.get("format") == "date":
         return f"{name} must be a date YYYY-MM-DD, not {short_value(value)}"
     if error.validator == "maxLength":
-        return f"{name} is too long ({len(value)} characters; at most {error.validator_value})"
+        return f"{name} is too long ({len(value)} characters; at most {expected})"
     if error.validator == "minLength":
-        return f"{name} is too short (at least {plural(error.validator_value, 'character')})"
+        return f"{name} is too short (at least {plural(expected, 'character')})"
     if error.validator in ("minimum", "maximum"):
         bound = "at least" if error.validator == "minimum" else "at most"
-        return f"{name} must be {bound} {error.validator_value}, not {short_value(value)}"
+        return f"{name} must be {bound} {expected}, not {short_value(value)}"
     return f"{name or 'arguments'}: {error.message[:200]}"
 
 

@@ -1,6 +1,6 @@
 """Code mode: one `python` tool whose cells call the level's data tools as functions.
 
-    env = CodeEnvironment(ToolEnvironment(con, "L2-0007"), timeout_s=30)
+    env = Environment(con, "L2-0007", CodeMode(timeout_s=30))
     env.tools                                  # [python]: one argument, `code`
     env.call("python", {"code": "print(get_current_time())"})   # the cell's output
     env.close()                                # the sandbox is gone
@@ -8,7 +8,7 @@
 Each episode owns one sandboxed, persistent Python worker (`mpcbench.sandbox.CodeWorker`,
 started at the first cell): state is kept from cell to cell, and every data tool of the level is
 a function with the native tool's name and arguments that returns exactly the text the native
-call returns. Those calls run through the inner ToolEnvironment (validated the same way) and
+call returns. Those calls run through the environment's data tools (validated the same way) and
 are traced like native calls, with `via="code"` and `cell` = the number of the cell that made
 them; the `python` call itself is traced after them (`via="native"`, the same `cell`), with the
 cell's output as its result. At most `max_tool_calls` calls from code per episode.
@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import json
 import time
+from typing import TYPE_CHECKING
 
 from ..sandbox import CodeWorker, ToolFunction
-from .answers import SUBMIT_TOOL_NAME
 from .contract import ToolCall, ToolSpec
-from .tools import ToolEnvironment
+
+if TYPE_CHECKING:
+    from .environment import Environment
 
 PYTHON_TOOL = "python"
 PYTHON_SPEC = ToolSpec(
@@ -37,61 +39,57 @@ PYTHON_SPEC = ToolSpec(
 MAX_CODE_TOOL_CALLS = 1000
 
 
-def tool_functions(env: ToolEnvironment) -> list[ToolFunction]:
+def tool_functions(specs: list[ToolSpec]) -> list[ToolFunction]:
     """The level's data tools as functions of the worker."""
-    return [ToolFunction(spec.name, spec.parameters, spec.description) for spec in env.tools]
+    return [ToolFunction(spec.name, spec.parameters, spec.description) for spec in specs]
 
 
-class CodeEnvironment:
-    """An environment for code mode (implements episode.contract.Environment)."""
+class CodeMode:
+    """Code mode (a strategy of `episode.environment.Environment`): one `python` tool; the worker
+    starts at the first cell."""
+    name = "code"
 
-    def __init__(self, inner: ToolEnvironment, *, timeout_s: float = 30.0,
-                 max_tool_calls: int = MAX_CODE_TOOL_CALLS):
-        self.inner = inner
-        self.instance_id, self.level = inner.instance_id, inner.level
-        self.prompt, self.request = inner.prompt, inner.request
-        self.tools: list[ToolSpec] = [PYTHON_SPEC]
-        self.functions = inner.tools                  # what the cells can call
-        self.hidden_facts = inner.hidden_facts        # level 4: the scripted solver's data (not a tool)
-        self.trace = inner.trace
+    def __init__(self, *, timeout_s: float = 30.0, max_tool_calls: int = MAX_CODE_TOOL_CALLS):
+        self.timeout_s, self.max_tool_calls = timeout_s, max_tool_calls
         self.cells = 0
-        self._turn = 1
-        self.worker = CodeWorker(tool_functions(inner), self._call_from_code, timeout_s=timeout_s,
-                                 max_tool_calls=max_tool_calls)
+        self.worker: CodeWorker | None = None
+        self._turn = 1                       # the turn of the cell running now (its tool calls' turn)
 
-    def _call_from_code(self, name: str, arguments: dict) -> str:
-        return self.inner.call(name, arguments, turn=self._turn, via="code", cell=self.cells)
+    def open(self, env: Environment) -> None:
+        env.tools = [PYTHON_SPEC]
 
-    def call(self, name: str, arguments: str | dict | None = None, *, turn: int = 1) -> str:
+        def call_from_code(name: str, arguments: dict) -> str:
+            return env.call_data(name, arguments, turn=self._turn, via="code", cell=self.cells)
+
+        self.worker = CodeWorker(tool_functions(env.functions), call_from_code, timeout_s=self.timeout_s,
+                                 max_tool_calls=self.max_tool_calls)
+
+    def call(self, env: Environment, name: str, arguments: str | dict | None, turn: int) -> str:
         if name == PYTHON_TOOL:
             code, error = _code_argument(arguments)
             if error is None:
-                return self.run_cell(code, turn=turn, arguments=arguments)
+                return self.run_cell(env, code, turn=turn, arguments=arguments)
         else:
             error = (f"there is no tool named {str(name)[:60]!r} here: call the data tools as functions inside "
-                     f"`{PYTHON_TOOL}`" + ("" if name == SUBMIT_TOOL_NAME else f"; answer with {SUBMIT_TOOL_NAME}"))
-        sent = arguments if isinstance(arguments, str) else json.dumps(arguments or {}, default=repr)
-        self.trace.append(ToolCall(turn=turn, step=len(self.trace) + 1, tool=str(name)[:200], arguments=sent,
-                                   result=f"error: {error}", latency_ms=0.0, error=error))
-        return f"error: {error}"
+                     f"`{PYTHON_TOOL}`")
+        return env.refuse(name, arguments, error, turn=turn)
 
-    def run_cell(self, code: str, *, turn: int = 1, arguments: str | dict | None = None) -> str:
+    def run_cell(self, env: Environment, code: str, *, turn: int = 1, arguments: str | dict | None = None) -> str:
         """Run one cell and trace it; the output the agent reads."""
+        assert self.worker is not None, "open() starts the worker"
         self.cells += 1
         self._turn = turn
         started = time.perf_counter()
         result = self.worker.run_cell(code)
         sent = arguments if isinstance(arguments, str) else json.dumps({"code": code}, ensure_ascii=False)
-        self.trace.append(ToolCall(turn=turn, step=len(self.trace) + 1, tool=PYTHON_TOOL, arguments=sent,
-                                   result=result.output, latency_ms=(time.perf_counter() - started) * 1000,
-                                   error="timeout" if result.timed_out else None, via="native", cell=self.cells))
+        env.trace.append(ToolCall(turn=turn, step=len(env.trace) + 1, tool=PYTHON_TOOL, arguments=sent,
+                                  result=result.output, latency_ms=(time.perf_counter() - started) * 1000,
+                                  error="timeout" if result.timed_out else None, via="native", cell=self.cells))
         return result.output
 
     def close(self) -> None:
-        try:
+        if self.worker is not None:
             self.worker.close()
-        finally:
-            self.inner.close()
 
 
 def _code_argument(arguments: str | dict | None) -> tuple[str, str | None]:

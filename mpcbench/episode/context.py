@@ -1,8 +1,8 @@
 """Context mode: no tools, every source of the instance pasted into the prompt.
 
-    env = ContextEnvironment(ToolEnvironment(con, "L2-0007"))
+    env = Environment(con, "L2-0007", ContextMode())
     env.prompt      # the instance prompt, then one section per tool call that reads a source
-    env.tools       # []: the agent is offered only submit_candidates
+    env.tools       # []: the agent is offered no tool, only its way of answering
 
 The sources are rendered exactly as the tools render them, one section per call, headed by the
 call (`### read_thread {"thread_id": "PRJ-27b2f0-t5d", "page": 1}`), every page of paged tools:
@@ -14,8 +14,10 @@ thread list; at levels 3-4 the whole people directory, the room table and every 
 Noise stays in (other policies, cancelled events, chatter), as the tools would show it.
 
 A model agent sees only the prompt. The offline agents are programs, not readers: in context
-mode their tool calls are still answered (from the same renderers over the same rows that the
-prompt holds), so for them the two modes differ only in the prompt.
+mode their tool calls are still answered (`ContextMode(answer_calls=True)`: from the same
+renderers over the same rows that the prompt holds), so for them the two modes differ only in
+the prompt. How the agent answers (submit_candidates, or MINT's <solution>) is its protocol's
+to say: the header below names no tool.
 """
 
 from __future__ import annotations
@@ -23,22 +25,24 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from .answers import SUBMIT_TOOL_NAME
-from .contract import ToolCall
+from typing import TYPE_CHECKING
+
 from .toolfiles import ToolError
-from .tools import ToolEnvironment
+from .tools import DataTools
+
+if TYPE_CHECKING:
+    from .environment import Environment
 
 DAY = dt.timedelta(days=1)
 CONTEXT_HEADER = ("\n\n# The internal sources\n\nNo tools are available: everything the internal sources hold "
-                  "for this request is below, one section per lookup, exactly as the systems show it. "
-                  "Answer with submit_candidates.\n")
+                  "for this request is below, one section per lookup, exactly as the systems show it.\n")
 
 
-def _ids(env: ToolEnvironment, sql: str, **binds) -> list[str]:
+def _ids(env: DataTools, sql: str, **binds) -> list[str]:
     return [row[0] for row in env.con.execute(sql, {"world_id": env.world_id, **binds}).fetchall()]
 
 
-def source_calls(env: ToolEnvironment) -> list[tuple[str, dict]]:
+def source_calls(env: DataTools) -> list[tuple[str, dict]]:
     """The first call of every section, in prompt order (paging adds the later pages)."""
     instance = env.con.execute("select window_start, window_end, project_id from instances where instance_id = $id",
                                {"id": env.instance_id}).fetchone()
@@ -68,9 +72,9 @@ def source_calls(env: ToolEnvironment) -> list[tuple[str, dict]]:
     return calls
 
 
-def _pages(env: ToolEnvironment, name: str, args: dict):
+def _pages(env: DataTools, name: str, args: dict):
     """(arguments, text) of every page of one call."""
-    params = {p.name for p in env._tools[name].params}
+    params = {p.name for p in env.tool(name).params}
     if "page" in params:
         page = 1
         while True:
@@ -90,38 +94,33 @@ def _pages(env: ToolEnvironment, name: str, args: dict):
         yield args, env.run(name, args)
 
 
-def context_sections(env: ToolEnvironment) -> list[tuple[str, dict, str]]:
+def context_sections(env: DataTools) -> list[tuple[str, dict, str]]:
     """(tool, arguments, text) of every section."""
     return [(name, sent, text) for name, args in source_calls(env) for sent, text in _pages(env, name, args)]
 
 
-def context_prompt(env: ToolEnvironment) -> str:
+def context_prompt(env: DataTools) -> str:
     sections = [f"### {name} {json.dumps(args, ensure_ascii=False)}\n{text}"
                 for name, args, text in context_sections(env)]
     return env.prompt + CONTEXT_HEADER + "\n\n".join(sections) + "\n"
 
 
-class ContextEnvironment:
-    """An environment for context mode (implements episode.contract.Environment): the prompt holds
-    the sources and no tool is offered. `call` still answers the offline agents (see above)."""
+class ContextMode:
+    """Context mode (a strategy of `episode.environment.Environment`): the prompt holds the
+    sources and no tool is offered. With `answer_calls`, calls are still answered (see above)."""
+    name = "context"
 
-    def __init__(self, inner: ToolEnvironment, *, answer_calls: bool = False):
-        self.inner, self.answer_calls = inner, answer_calls
-        self.instance_id, self.level, self.n_given = inner.instance_id, inner.level, inner.n_given
-        self.request, self.prompt = inner.request, context_prompt(inner)
-        self.tools: list = []
-        self.trace = inner.trace
-        self.hidden_message_tags, self.hidden_policy_rules = inner.hidden_message_tags, inner.hidden_policy_rules
+    def __init__(self, *, answer_calls: bool = False):
+        self.answer_calls = answer_calls
 
-    def call(self, name: str, arguments: str | dict | None = None, *, turn: int = 1) -> str:
+    def open(self, env: Environment) -> None:
+        env.prompt, env.tools = context_prompt(env.data), []
+
+    def call(self, env: Environment, name: str, arguments: str | dict | None, turn: int) -> str:
         if self.answer_calls:
-            return self.inner.call(name, arguments, turn=turn)
-        error = (f"there is no tool named {str(name)[:60]!r}: no tools are offered here, the sources are in "
-                 f"the prompt; answer with {SUBMIT_TOOL_NAME}")
-        sent = arguments if isinstance(arguments, str) else json.dumps(arguments or {}, default=repr)
-        self.trace.append(ToolCall(turn=turn, step=len(self.trace) + 1, tool=str(name)[:200], arguments=sent,
-                                   result=f"error: {error}", latency_ms=0.0, error=error))
-        return f"error: {error}"
+            return env.call_data(name, arguments, turn=turn)
+        return env.refuse(name, arguments, f"there is no tool named {str(name)[:60]!r}: no tools are offered "
+                                           "here, the sources are in the prompt", turn=turn)
 
     def close(self) -> None:
-        self.inner.close()
+        pass

@@ -1,15 +1,11 @@
-"""The agent interface every agent implements (scripted, baselines, replay, the LLM agent).
-
-An episode is one instance: the agent gets an `Environment` (the prompt, the level's tool
-specs, and `call` to run a tool) and returns an `AgentOutput` whose answer is what it
-submitted with `submit_candidates` (or wrote as text). Episodes are independent; an
-environment is used by one episode only, so episodes can run concurrently.
+"""The records an episode is made of: a tool as an agent sees it (`ToolSpec`), one traced call
+(`ToolCall`) and what an episode produced (`AgentOutput`). The environment is
+`episode.environment.Environment`; the loop that plays an episode is `episode.engine`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from .answers import ParsedAnswer
 
@@ -48,34 +44,6 @@ class AgentOutput:
     steps: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    error: str | None = None             # an infrastructure error ("rate_limit: ..."), not a model failure
+    error: str | None = None             # why the episode ended unscored: "rate_limit: ...", "harness_error: ..."
     invalid_actions: int = 0             # MINT protocol: replies with neither <execute> nor <solution>
     transcript: list[dict] = field(default_factory=list)   # chat messages, for replay and reports
-
-
-class Environment(Protocol):
-    instance_id: str
-    level: int
-    n_given: int | None                  # N, the answer's length, where the prompt states it (levels 1-2)
-    prompt: str                          # what the agent is told (in context mode: with every source)
-    request: str                         # the instance prompt alone
-    tools: list[ToolSpec]                # the level's catalog (submit_candidates not included)
-    trace: list[ToolCall]
-
-    def call(self, name: str, arguments: str | dict, *, turn: int = 1) -> str:
-        """Run a tool and return the text the agent reads. Never raises for bad input: an
-        unknown tool or bad arguments give a short error text (also recorded in the trace)."""
-        ...
-
-
-class Agent(Protocol):
-    """One agent object serves one episode. `run` plays the first turn; when the harness gives
-    feedback on an answer (multi-turn, MINT-style), `follow_up` plays the next turn with the
-    conversation so far and returns the same, updated output: `answer` is that turn's answer."""
-    name: str
-
-    async def run(self, env: Environment) -> AgentOutput:
-        ...
-
-    async def follow_up(self, env: Environment, feedback: str, turn: int) -> AgentOutput:
-        ...

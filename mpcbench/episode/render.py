@@ -42,10 +42,12 @@ def fetch_rows(cursor: duckdb.DuckDBPyConnection) -> list[dict]:
     rows = []
     for row in cursor.fetchall():
         if convert:
-            row = list(row)
+            values = list(row)
             for i, f in convert:
-                row[i] = f(row[i])
-        rows.append(dict(zip(names, row)))
+                values[i] = f(values[i])
+            rows.append(dict(zip(names, values)))
+        else:
+            rows.append(dict(zip(names, row)))
     return rows
 
 
@@ -88,13 +90,21 @@ def page_count(n: int, page_size: int) -> int:
     return max(1, -(-n // page_size))
 
 
+def _page_size(tool: Tool) -> int:
+    """A paged tool's rows (a document's paragraphs) per page: toolfiles requires one of it."""
+    if tool.page_size is None:
+        raise ValueError(f"{tool.name} is rendered in pages but has no page_size")
+    return tool.page_size
+
+
 def render_document(tool: Tool, result: Result, args: dict) -> str:
+    size = _page_size(tool)
     doc, page = result.rows[0], args["page"]
     parts = paragraphs(doc["text"])
-    pages = page_count(len(parts), tool.page_size)
+    pages = page_count(len(parts), size)
     if page > pages:
         raise ToolError(f"{doc['doc_id']} has {plural(pages, 'page')}; page {page} does not exist")
-    shown = parts[(page - 1) * tool.page_size: page * tool.page_size]
+    shown = parts[(page - 1) * size: page * size]
     head = f"{doc['title']} ({doc['doc_id']}) · page {page} of {pages}"
     foot = (f"[{plural(pages - page, 'more page')}: read_policy_doc(doc_id=\"{doc['doc_id']}\", page={page + 1})]"
             if page < pages else "[end of document]")
@@ -102,14 +112,15 @@ def render_document(tool: Tool, result: Result, args: dict) -> str:
 
 
 def render_document_search(tool: Tool, result: Result, args: dict) -> str:
+    size = _page_size(tool)
     query = (args.get("query") or "").lower()
     documents = []
     for doc in result.rows:
         parts = paragraphs(doc["text"])
-        hits = sorted({i // tool.page_size + 1 for i, part in enumerate(parts) if query in part.lower()})
+        hits = sorted({i // size + 1 for i, part in enumerate(parts) if query in part.lower()})
         if hits:  # a match across a paragraph break is no match
             documents.append({"doc_id": doc["doc_id"], "title": doc["title"],
-                              "pages": page_count(len(parts), tool.page_size), "matching_pages": hits})
+                              "pages": page_count(len(parts), size), "matching_pages": hits})
     out = {"query": args["query"]} if args.get("query") is not None else {}
     return _dumps({**out, "total": len(documents), "documents": documents})
 
@@ -119,9 +130,12 @@ def _stamp(ts: str) -> str:
 
 
 def render_transcript(tool: Tool, result: Result, args: dict) -> str:
+    size = _page_size(tool)
     page, total, messages = args["page"], result.total, result.rows
-    pages = page_count(total, tool.page_size)
-    first = (page - 1) * tool.page_size + 1
+    if total is None:
+        raise ValueError(f"{tool.name} is rendered in pages but its result has no total")
+    pages = page_count(total, size)
+    first = (page - 1) * size + 1
     lines = [f"thread {args['thread_id']} · messages {first}–{first + len(messages) - 1} of {total} · "
              f"page {page} of {pages}", ""]
     for m in messages:

@@ -1,13 +1,16 @@
 """Agent tools: one `sql/tools/<name>.sql` file per tool, whose header is its only definition.
 
-    env = ToolEnvironment(con, "L3-0007")          # con: a connection to the warehouse
-    [spec.name for spec in env.tools][:3]           # ['get_current_time', 'get_person', 'get_room_availability']
-    env.call("search_people", {"query": "Ana"})
+    tools = DataTools(con, "L3-0007")             # con: a connection to the warehouse
+    [spec.name for spec in tools.specs][:3]       # ['get_current_time', 'get_person', 'get_room_availability']
+    tools.run("search_people", {"query": "Ana"})
     # '{"query": "Ana", "total": 2, "people": [...], "remaining": 0, "next_cursor": null}'
 
-`ToolEnvironment.call` never raises for anything an agent can send: unknown tools, non-JSON
-arguments, schema violations, bad dates and unknown ids all come back as a short text that
-starts with "error:", and every call is recorded in `trace`.
+`DataTools.run` gives the text an agent reads. A call the agent can fix (an unknown tool,
+non-JSON arguments, a schema violation, a bad date, an unknown id) raises `ToolError` with a
+short message; anything else that fails (a query the warehouse refuses, a renderer's bug) is a
+failure of ours and raises `HarnessError`: it is never shown to the model as its own mistake.
+An episode reads these tools through its `episode.environment.Environment`, which traces every
+call.
 
 The tools are defined in `toolfiles`, their arguments checked in `arguments`, their rows
 rendered in `render`.
@@ -16,34 +19,22 @@ rendered in `render`.
 from __future__ import annotations
 
 import json
-import time
 
 import duckdb
 
+from ..errors import HarnessError
 from .answers import SUBMIT_TOOL_NAME
 from .arguments import check_arguments, short_value
-from .contract import ToolCall, ToolSpec
+from .contract import ToolSpec
 from .render import RENDER, Result, fetch_rows, page_count, plural
 from .toolfiles import PLACEHOLDER, Tool, ToolError, catalog
 
 
-def call_or_error(run, name, arguments) -> tuple[str, str | None]:
-    """`run(name, arguments)`'s text and None, or `error: ...` and the error: a ToolError's message,
-    or, for a bug in a tool (which must not end the episode), what to try instead."""
-    try:
-        return run(name, arguments), None
-    except ToolError as exc:
-        error = str(exc)
-    except Exception as exc:
-        error = f"the tool failed ({type(exc).__name__}); try other arguments or another tool"
-    return f"error: {error}", error
-
-
-class ToolEnvironment:
-    """One episode's tools over the warehouse (implements episode.contract.Environment).
+class DataTools:
+    """The level's data tools for one instance, over the warehouse.
 
     It binds the instance's world and "now" itself, so no argument reaches another world, and
-    queries through its own cursor of `con`, so environments can run in threads side by side."""
+    queries through its own cursor of `con`, so episodes can run in threads side by side."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, instance_id: str):
         self.con = con.cursor()
@@ -54,25 +45,15 @@ class ToolEnvironment:
             raise KeyError(f"no instance {instance_id!r} in the database")
         self.instance_id = instance_id
         self.level, self.world_id, self.prompt, self.now, given = found[0]
-        self.n_given = json.loads(given).get("n")  # N where the prompt states it (levels 1-2)
-        self.request = self.prompt
+        self.n_given: int | None = json.loads(given).get("n")  # N where the prompt states it (levels 1-2)
         self._tools = {tool.name: tool for tool in catalog(self.level)}
-        self.tools: list[ToolSpec] = [tool.spec for tool in self._tools.values()]
-        self.trace: list[ToolCall] = []
+        self.specs: list[ToolSpec] = [tool.spec for tool in self._tools.values()]
 
-    def call(self, name: str, arguments: str | dict | None = None, *, turn: int = 1, via: str = "native",
-             cell: int | None = None) -> str:
-        started = time.perf_counter()
-        text, error = call_or_error(self.run, name, arguments)
-        latency_ms = (time.perf_counter() - started) * 1000
-        sent = arguments if isinstance(arguments, str) else json.dumps(
-            {} if arguments is None else arguments, ensure_ascii=False, default=repr)
-        self.trace.append(ToolCall(turn=turn, step=len(self.trace) + 1, tool=str(name), arguments=sent,
-                                   result=text, latency_ms=latency_ms, error=error, via=via, cell=cell))
-        return text
+    def tool(self, name: str) -> Tool:
+        return self._tools[name]
 
     def run(self, name: str, arguments: str | dict | None) -> str:
-        """The tool's text; ToolError for a call the agent can fix."""
+        """The tool's text; ToolError for a call the agent can fix, HarnessError for a failure of ours."""
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             if name == SUBMIT_TOOL_NAME:
@@ -82,7 +63,11 @@ class ToolEnvironment:
             args = check_arguments(tool, arguments)
         except ToolError as exc:
             raise ToolError(f"{exc}. Usage: {tool.signature()}") from None
-        result = self._query(tool, args)
+        try:
+            result = self._query(tool, args)
+        except duckdb.Error as exc:
+            raise HarnessError(f"the query of tool {name} failed: {type(exc).__name__}: "
+                               f"{str(exc).splitlines()[0]}") from exc
         if not result.rows:
             if tool.paging == "page" and result.total:  # paged past the end
                 pages = page_count(result.total, tool.page_size)
@@ -91,7 +76,12 @@ class ToolEnvironment:
             if tool.not_found and not (tool.exists_sql and self._exists(tool, args)):
                 raise ToolError(tool.not_found.format(
                     **{k: short_value(v) if isinstance(v, str) else v for k, v in args.items()}))
-        return RENDER[tool.render](tool, result, args)
+        try:
+            return RENDER[tool.render](tool, result, args)
+        except ToolError:
+            raise
+        except Exception as exc:
+            raise HarnessError(f"rendering tool {name} failed: {type(exc).__name__}: {exc}") from exc
 
     def _execute(self, sql: str, binds: dict, used: frozenset[str]) -> list[dict]:
         return fetch_rows(self.con.execute(sql, {k: v for k, v in binds.items() if k in used}))
@@ -114,14 +104,28 @@ class ToolEnvironment:
         used = frozenset(PLACEHOLDER.findall(tool.exists_sql))
         return bool(self._execute(tool.exists_sql, binds, used))
 
-    # --- the hidden facts (level 4) ---------------------------------------------------------
-    # Level-4 text states every fact in prose only; the facts stay in message_tags and
-    # policy_rules, which no tool reads. These two methods are not tools: no model is offered
-    # them, they are not traced, and only the scripted solver calls them, to prove every level-4
-    # instance solvable from the facts the prose states (tests/test_text.py checks that the prose
-    # says them). They answer only for messages and policies of this instance's world.
+    def close(self) -> None:
+        self.con.close()
 
-    def hidden_message_tags(self, message_ids: list[str]) -> dict[str, list[tuple[str, dict]]]:
+    def __enter__(self) -> "DataTools":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class HiddenFacts:
+    """Level 4's facts, which the text states in prose only: the tags of its messages and the rules
+    of its policies stay in message_tags and policy_rules, which no tool reads. Not a tool: no
+    model is offered it and nothing here is traced. Only the scripted solver gets it (an argument
+    of its own), to prove every level-4 instance solvable from the facts the prose states
+    (tests/test_text.py checks that the prose says them). It answers only for messages and
+    policies of its instance's world."""
+
+    def __init__(self, tools: DataTools):
+        self.con, self.world_id, self.instance_id = tools.con, tools.world_id, tools.instance_id
+
+    def message_tags(self, message_ids: list[str]) -> dict[str, list[tuple[str, dict]]]:
         """{message_id: [(tag type, params), ...]} for the given messages of this world."""
         rows = self.con.execute(
             "select message_id, tag_type, params from message_tags where world_id = $world_id "
@@ -132,17 +136,17 @@ class ToolEnvironment:
             found.setdefault(message_id, []).append((tag_type, json.loads(params)))
         return found
 
-    def hidden_policy_rules(self, policy_id: str) -> dict[str, dict]:
+    def policy_rules(self, policy_id: str) -> dict[str, dict]:
         """{rule type: params} of one policy of this world."""
         rows = self.con.execute(
             "select rule_type, params from policy_rules where world_id = $world_id and policy_id = $policy_id "
             "order by position", {"world_id": self.world_id, "policy_id": policy_id}).fetchall()
         return {rule_type: json.loads(params) for rule_type, params in rows}
 
-    def hidden_facts(self) -> dict:
-        """The level-4 code-mode solver's copy of the hidden path (its cells run in a sandbox that
-        cannot call back here): the tags of every message of this instance's project and the
-        rules of every policy of the world, as JSON-ready data."""
+    def as_data(self) -> dict:
+        """Every fact the instance's solver may need, as JSON-ready data (for the code-mode solver,
+        whose cells run in a sandbox that cannot call back here): the tags of every message of the
+        instance's project and the rules of every policy of the world."""
         project = self.con.execute("select project_id from instances where instance_id = $id",
                                    {"id": self.instance_id}).fetchall()[0][0]
         ids = [m for (m,) in self.con.execute(
@@ -151,13 +155,4 @@ class ToolEnvironment:
             {"world_id": self.world_id, "project": project}).fetchall()]
         policies = [p for (p,) in self.con.execute("select policy_id from policies where world_id = $world_id "
                                                    "order by position", {"world_id": self.world_id}).fetchall()]
-        return {"tags": self.hidden_message_tags(ids), "rules": {p: self.hidden_policy_rules(p) for p in policies}}
-
-    def close(self) -> None:
-        self.con.close()
-
-    def __enter__(self) -> "ToolEnvironment":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+        return {"tags": self.message_tags(ids), "rules": {p: self.policy_rules(p) for p in policies}}

@@ -8,7 +8,7 @@ import dataclasses
 import json
 import shutil
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TypedDict
 
 from ..errors import UserError
 from ..sandbox import sandbox_status
@@ -22,6 +22,15 @@ ABLATION = (("baseline", "context", False), ("tools-only", "tools", False),
 ABLATION_CODE = (("code-only", "code", False), ("code-full", "code", True))
 ABLATION_JSON = "ablation.json"
 DEFAULT_ABLATION_TURNS = 3
+
+
+class AblationConfig(TypedDict):
+    """One run of an ablation, as ablation.json lists it."""
+    name: str
+    mode: str
+    feedback: str
+    max_turns: int
+    run_dir: str
 
 
 def run_ablation(config: EvalConfig, *, resume: bool = False, overwrite: bool = False, code: bool = False,
@@ -53,7 +62,7 @@ def run_ablation(config: EvalConfig, *, resume: bool = False, overwrite: bool = 
 
 def _run_configs(config: EvalConfig, root: Path, feedback: str, turns: int, *, resume: bool, overwrite: bool,
                  progress, given: frozenset[str], code: bool) -> list[tuple[str, EvalResult]]:
-    configs = []
+    configs: list[AblationConfig] = []
     for name, mode, with_feedback in ABLATION + (ABLATION_CODE if code else ()):
         configs.append({"name": name, "mode": mode, "feedback": feedback if with_feedback else "none",
                         "max_turns": turns if with_feedback else 1, "run_dir": name})

@@ -1,8 +1,9 @@
 """The journal of a run (`journal.jsonl`): one JSON line per finished episode, flushed and
 fsynced before the next is counted, so a killed run loses at most the episodes in flight.
 
-A record holds everything needed to score the episode again or to replay it: its answers turn
-by turn (the raw text each came from), its tool calls and its transcript. `read_journal` gives
+A record (written by `episode.engine.episode_record`) holds everything needed to score the
+episode again or to replay it: its answers turn by turn (the raw text each came from), its tool
+calls, its transcript and, after a harness error, the traceback. `read_journal` gives
 the last record of each (instance_id, trial); `recorded_run` reads a whole run directory.
 """
 
@@ -12,8 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from ..episode.answers import SUBMIT_TOOL_NAME, answer_from_record, parse_submission
-from ..episode.contract import AgentOutput
+from ..episode.answers import SUBMIT_TOOL_NAME, answer_from_record
 from ..errors import UserError
 from ..grading.scoring import Episode, TurnAnswer
 
@@ -69,56 +69,6 @@ def write_json(path: Path, data: dict) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
     os.replace(tmp, path)
-
-
-def final_raw(output: AgentOutput, level: int) -> str | None:
-    """The raw text of the final answer: the submit_candidates arguments it came from, or the
-    final text message."""
-    answer = output.answer
-    if answer is None:
-        return None
-    for message in reversed(output.transcript or []):
-        if message.get("role") != "assistant":
-            continue
-        if answer.path == "text":
-            if message.get("content") is not None and not message.get("tool_calls"):
-                return message["content"]
-            continue
-        for call in reversed(message.get("tool_calls") or []):
-            function = call.get("function") or {}
-            if function.get("name") == SUBMIT_TOOL_NAME:
-                raw = function.get("arguments")
-                raw = raw if isinstance(raw, str) else json.dumps(raw)
-                if parse_submission(raw, level) == answer:
-                    return raw
-    return None
-
-
-def turn_answer(output: AgentOutput, level: int, turn: int, feedback: str | None = None) -> dict:
-    """A turn's answer as the journal keeps it (taken when the turn ends: the raw text is found
-    at the end of the transcript), with the feedback the harness gave on it."""
-    answer = output.answer
-    if answer is None:
-        return {"turn": turn, "path": None, "raw": None, "parse_ok": False, "error": "no answer",
-                "candidates": [], "feedback": feedback}
-    return {"turn": turn, "path": answer.path, "raw": final_raw(output, level), "parse_ok": answer.parse_ok,
-            "error": answer.error,
-            "candidates": [{"start": c.start, "room_id": c.room_id, "raw": c.raw, "problem": c.problem}
-                           for c in answer.candidates], "feedback": feedback}
-
-
-def episode_record(*, instance_id: str, trial: int, level: int, agent: str, model: str | None, mode: str,
-                   output: AgentOutput, answers: list[dict], trace: list, latency_s: float) -> dict:
-    """One journal line: everything needed to score the episode again, or to replay it."""
-    calls = [{"turn": c.turn, "step": c.step, "tool": c.tool, "arguments": c.arguments,
-              "result_chars": len(c.result or ""), "latency_ms": round(c.latency_ms, 3), "error": c.error,
-              "via": c.via, "cell": c.cell}
-             for c in trace]
-    return {"v": 1, "instance_id": instance_id, "trial": trial, "level": level, "agent": agent, "model": model,
-            "mode": mode, "turns": len(answers), "steps": output.steps,
-            "prompt_tokens": output.prompt_tokens, "completion_tokens": output.completion_tokens,
-            "invalid_actions": output.invalid_actions, "latency_s": round(latency_s, 4), "error": output.error, "answers": answers, "tool_calls": calls,
-            "transcript": output.transcript}
 
 
 def episodes_from_journal(records: list[dict]) -> list[Episode]:

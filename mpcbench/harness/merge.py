@@ -38,6 +38,13 @@ def _shards(run_dirs: list[Path]) -> list[tuple[Path, dict, EvalConfig]]:
     return shards
 
 
+def _shard_of(config: EvalConfig) -> tuple[int, int]:
+    """(i, n) of a shard run with --shard i/n."""
+    if config.shard is None:
+        raise UserError("every run merged is a shard, run with --shard i/n")
+    return parse_shard(config.shard)
+
+
 def _check_same(shards: list[tuple[Path, dict, EvalConfig]]) -> None:
     """One line naming the first option (or the build) in which a shard differs from the first."""
     first_dir, first_meta, first = shards[0]
@@ -49,13 +56,13 @@ def _check_same(shards: list[tuple[Path, dict, EvalConfig]]) -> None:
                                 f"{getattr(config, name)!r}, {first_dir} {getattr(first, name)!r}")
         if meta.get("build", {}).get("content_sha256") != first_meta.get("build", {}).get("content_sha256"):
             raise UserError(f"shards of different builds: {run_dir} and {first_dir} (content hash differs)")
-    counts = {parse_shard(config.shard)[1] for _, _, config in shards}
+    counts = {_shard_of(config)[1] for _, _, config in shards}
     if len(counts) > 1:
         raise UserError(f"shards of different splits: --shard i/n with n = {', '.join(map(str, sorted(counts)))}")
     n = counts.pop()
     seen: dict[int, Path] = {}
     for run_dir, _, config in shards:
-        i = parse_shard(config.shard)[0]
+        i = _shard_of(config)[0]
         if i in seen:
             raise UserError(f"shard {i}/{n} is given twice: {seen[i]} and {run_dir}")
         seen[i] = run_dir

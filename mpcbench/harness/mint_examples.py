@@ -1,6 +1,6 @@
 """MINT's in-context examples: one real trajectory of the scripted solver per level.
 
-    python -m mpcbench.harness.mint_examples      # rewrites mpcbench/agents/mint_examples.json
+    python -m mpcbench.harness.mint_examples      # rewrites mpcbench/episode/mint_examples.json
 
 Each level's example is an instance that no evaluation holds: the level's world config built
 with its seed replaced by `example_seed(seed)` (a hash in a namespace of its own: never the dev
@@ -12,7 +12,7 @@ in parts of 1,900 characters, one cell each), with what those cells print when r
 sandbox on that instance, and the solver's submission as the solution. The solver's own code is
 not shown: pasted into the prompt, it would hand every model the answer.
 
-`agents/mint.py` renders the stored examples (the count-down lines follow the run's budget);
+`episode/prompts.py` renders the stored examples (the count-down lines follow the run's budget);
 tests/test_mint_examples.py builds the example worlds again and checks that the file is what
 this module writes, that every output is what the tool returns and that every solution is the
 instance's gold.
@@ -29,12 +29,13 @@ from pathlib import Path
 import duckdb
 
 from ..agents.code_solver import found_from_output, solver_cells
-from ..agents.mint import EXAMPLES_PATH
 from ..agents.scripted import submission
 from ..sources import LEVELS
-from ..episode.code import PYTHON_TOOL, CodeEnvironment
+from ..episode.code import PYTHON_TOOL, CodeMode
 from ..episode.contract import ToolCall
-from ..episode.tools import ToolEnvironment
+from ..episode.environment import Environment
+from ..episode.prompts import EXAMPLES_PATH
+from ..episode.tools import HiddenFacts
 from ..warehouse import db
 from ..warehouse.build import build_levels, load_dataset
 from ..world.config import WorldConfig, load_world_config, world_config_path
@@ -82,10 +83,10 @@ def call_cells(call: ToolCall) -> list[tuple[str, str]]:
 
 def solve_in_sandbox(con: duckdb.DuckDBPyConnection, instance_id: str) -> tuple[list[ToolCall], dict]:
     """The code-mode solver on one instance: its data-tool calls and its submission."""
-    env = CodeEnvironment(ToolEnvironment(con, instance_id))
+    env = Environment(con, instance_id, CodeMode())
     try:
         output = ""
-        for cell in solver_cells(env):
+        for cell in solver_cells(env, HiddenFacts(env.data)):
             output = env.call(PYTHON_TOOL, {"code": cell})
         found = found_from_output(output)
         return [call for call in env.trace if call.via == "code"], submission(env.level, found)
@@ -95,7 +96,7 @@ def solve_in_sandbox(con: duckdb.DuckDBPyConnection, instance_id: str) -> tuple[
 
 def run_cells(con: duckdb.DuckDBPyConnection, instance_id: str, cells: list[str]) -> list[str]:
     """What the cells print, run in order in a fresh sandbox on the instance."""
-    env = CodeEnvironment(ToolEnvironment(con, instance_id))
+    env = Environment(con, instance_id, CodeMode())
     try:
         return [env.call(PYTHON_TOOL, {"code": cell}) for cell in cells]
     finally:

@@ -1,6 +1,6 @@
-"""How each episode's agent is made: an `AgentPlan` per run (the openai agent with its client and
-response cache, an offline agent by name, or the replay of a recorded run), and which episodes
-(instance, level, trial) a config asks for."""
+"""How each episode's policy is made: an `AgentPlan` per run (the openai agent with its client
+and response cache, an offline agent by name, or the replay of a recorded run), and which
+episodes (instance, level, trial) a config asks for."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ import duckdb
 
 from ..agents import make_agent
 from ..agents.code_solver import ScriptedCodeAgent, ScriptedMintModel
-from ..agents.mint import ChatModel, MintAgent
-from ..agents.openai_agent import AgentOptions, OpenAIAgent
-from ..agents.replay import TrajectoryReplayAgent
+from ..agents.openai_agent import AgentOptions, ChatPolicy
+from ..agents.replay import TrajectoryReplay
+from ..episode.engine import Policy, ProgramPolicy
 from ..errors import UserError
 from ..limiter import AdaptiveLimit
 from ..llm import ChatClient, EndpointConfig, InfrastructureError, ResponseCache, ServerInfo, probe_endpoint
@@ -28,9 +28,10 @@ from .journal import recorded_run
 
 @dataclass
 class AgentPlan:
-    """How to make the agent of each episode, and how to run it."""
-    make: Callable[[str, int], Any]           # (instance_id, trial) -> Agent
-    in_thread: bool                           # a synchronous agent: run it in a worker thread
+    """How to make the policy of each episode."""
+    make: Callable[[str, int], Policy]        # (instance_id, trial) -> the episode's policy
+    offline: bool                             # a program (or scripted model), not a model: in context mode its
+                                              # tool calls are answered, and at level 4 it gets the hidden facts
     agent: str
     model: str | None
     episodes: list[tuple[str, int]] | None = None   # replay: the recorded episodes
@@ -64,9 +65,7 @@ def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = Fa
         options = AgentOptions(max_steps=config.max_steps, temperature=config.temperature, seed=seed,
                                tool_choice=config.tool_choice, parallel_tool_calls=config.parallel_tool_calls,
                                max_tokens=config.max_tokens)
-        if config.protocol == "mint":
-            return MintAgent(ChatModel(client, options), max_steps=config.max_steps, max_proposals=config.max_turns)
-        return OpenAIAgent(client, options)
+        return ChatPolicy(client, options)
 
     return AgentPlan(make, False, agent, config.model, close=client.aclose, limit=limit)
 
@@ -75,13 +74,12 @@ def agent_plan(config: EvalConfig, run_dir: Path, limit: AdaptiveLimit | None = 
     if config.agent == "openai":
         return _openai_plan(config, run_dir / CACHE, limit=limit)
     if config.agent == "scripted" and config.protocol == "mint":
-        return AgentPlan(lambda instance_id, trial: MintAgent(ScriptedMintModel(), max_steps=config.max_steps,
-                                                              max_proposals=config.max_turns),
-                         True, config.agent, None)
+        return AgentPlan(lambda instance_id, trial: ScriptedMintModel(), True, config.agent, None)
     if config.agent == "scripted" and config.mode == "code":
-        return AgentPlan(lambda instance_id, trial: ScriptedCodeAgent(), True, config.agent, None)
+        return AgentPlan(lambda instance_id, trial: ProgramPolicy(ScriptedCodeAgent()), True, config.agent, None)
     if config.agent in OFFLINE:
-        return AgentPlan(lambda instance_id, trial: make_agent(config.agent, (config.seed or 0) + trial - 1),
+        return AgentPlan(lambda instance_id, trial: ProgramPolicy(make_agent(config.agent,
+                                                                             (config.seed or 0) + trial - 1)),
                          True, config.agent, None)
     source_dir = Path(config.replay_from)
     if not (source_dir / RUN_JSON).is_file():
@@ -96,7 +94,7 @@ def agent_plan(config: EvalConfig, run_dir: Path, limit: AdaptiveLimit | None = 
         base = EvalConfig.from_public(source, base_url=None, out=config.out, concurrency=config.concurrency)
         plan = _openai_plan(base, source_dir / CACHE, replay_only=True, agent="replay", limit=limit)
     else:
-        plan = AgentPlan(lambda instance_id, trial: TrajectoryReplayAgent(records[(instance_id, trial)]),
+        plan = AgentPlan(lambda instance_id, trial: TrajectoryReplay(records[(instance_id, trial)]),
                          True, "replay", saved.get("model"))
     plan.episodes = episodes
     plan.feedback_from = source_dir

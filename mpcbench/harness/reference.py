@@ -3,29 +3,27 @@ cached in the run directory per build (`reference_calls.json`)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 import duckdb
 
-from ..agents.scripted import ScriptedAgent
-from ..episode.tools import ToolEnvironment
+from ..agents.scripted import plan
+from ..episode.environment import Environment
+from ..episode.tools import HiddenFacts
 from .journal import write_json
 
 
 def reference_tool_calls(con: duckdb.DuckDBPyConnection, instance_ids: list[str]) -> dict[str, int]:
     """How many tool calls the scripted solver needs per instance (the efficiency reference)."""
     out = {}
-    agent = ScriptedAgent()
     for instance_id in instance_ids:
-        with ToolEnvironment(con, instance_id) as env:
+        with Environment(con, instance_id) as env:
             try:
-                output = asyncio.run(agent.run(env))
-            except Exception:  # no reference for this instance, rather than no scores at all
+                plan(env, HiddenFacts(env.data))
+            except Exception:  # noqa: BLE001 - no reference for this instance, rather than no scores at all
                 continue
-            if output.error is None:
-                out[instance_id] = len(env.trace)
+            out[instance_id] = len(env.trace)
     return out
 
 

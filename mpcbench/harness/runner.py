@@ -37,20 +37,19 @@ from pathlib import Path
 
 from .. import __version__
 from ..episode.answers import answer_from_record
-from ..episode.code import CodeEnvironment
-from ..episode.context import ContextEnvironment
-from ..episode.contract import AgentOutput
-from ..episode.tools import ToolEnvironment
+from ..episode.codecs import codec_for
+from ..episode.engine import Episode, failed_record, is_harness_error
+from ..episode.environment import Environment, make_mode
+from ..episode.tools import HiddenFacts
 from ..errors import UserError
 from ..grading.feedback import FeedbackGiver
 from ..grading.scoring import GRADER_VERSION, Grader, quick_score
 from ..limiter import AdaptiveLimit
-from ..llm import InfrastructureError
 from ..sandbox import sandbox_status
 from ..warehouse import db
 from .config import DEFAULT_RUNS_DIR, EXTERNAL, FEEDBACK_CACHE, JOURNAL, RUN_FILES, RUN_JSON, EvalConfig
 from .cost import Budget, episode_cost, model_price
-from .journal import Journal, episode_record, read_journal, read_run_json, turn_answer, write_json
+from .journal import Journal, read_journal, read_run_json, write_json
 from .plans import (AgentPlan, agent_plan, chat_client, concurrency_limit, plan_episodes, preflight,
                     replayed_protocol)
 from .provenance import build_content_hash, sql_hash, url_host, versions
@@ -79,7 +78,9 @@ class EvalResult:
     ran: int          # episodes run by this call (the rest came from the journal)
     stopped: str | None = None   # why episodes were left unrun (the --max-cost budget), or None
     infrastructure_errors: int = 0
-    first_error: str | None = None
+    first_error: str | None = None   # the first infrastructure error
+    harness_errors: int = 0          # episodes our own code failed: the run failed
+    first_harness_error: dict | None = None   # its journal record (instance_id, error, traceback)
 
 
 def default_run_id(config: EvalConfig) -> str:
@@ -234,9 +235,12 @@ def _run(con, config: EvalConfig, plan: AgentPlan, episodes, run_dir: Path, pric
         stopped = (f"stopped at the --max-cost budget: US${budget.spent:.4f} spent of US${config.max_cost_usd:g}; "
                    f"{budget.skipped} episode(s) not run (finish with --resume --out {run_dir} and a higher "
                    "--max-cost)")
-    errors = [r["error"] for r in read_journal(journal_path).values() if r.get("error")]
+    records = [r for r in read_journal(journal_path).values() if r.get("error")]
+    harness = [r for r in records if is_harness_error(r["error"])]
+    errors = [r["error"] for r in records if not is_harness_error(r["error"])]
     return EvalResult(run_dir, run_dir.name, result["summary"], len(episodes), ran - budget.skipped, stopped,
-                      infrastructure_errors=len(errors), first_error=errors[0] if errors else None)
+                      infrastructure_errors=len(errors), first_error=errors[0] if errors else None,
+                      harness_errors=len(harness), first_harness_error=harness[0] if harness else None)
 
 
 async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path: Path, gold, progress,
@@ -298,52 +302,23 @@ def make_feedback(con, config: EvalConfig, run_dir: Path, replay_of: Path | None
 
 async def run_episode(con, plan: AgentPlan, instance_id: str, level: int, trial: int, config: EvalConfig,
                       feedback) -> dict:
-    """Run one episode, turn by turn: after a wrong answer, while turns remain, the feedback and
-    the agent's next turn. Whatever goes wrong ends up in the record, never as an exception."""
-
-    def environment():
-        env = ToolEnvironment(con, instance_id)
-        if config.mode == "tools":
-            return env
-        try:
-            if config.mode == "code":
-                return CodeEnvironment(env, timeout_s=config.code_timeout_s)
-            return ContextEnvironment(env, answer_calls=plan.in_thread)
-        except BaseException:
-            env.close()
-            raise
-
-    async def play(step):
-        if plan.in_thread:  # a synchronous agent: its own event loop in a worker thread
-            return await asyncio.to_thread(lambda: asyncio.run(step()))
-        return await step()
-
+    """Play one episode through the engine (`episode.engine`): whatever goes wrong ends up in the
+    record, never as an exception."""
     started = time.perf_counter()
-    trace: list = []
-    answers: list[dict] = []
-    output = AgentOutput(answer=None)
+    mode = make_mode(config.mode, code_timeout_s=config.code_timeout_s, answer_calls=plan.offline)
     try:
-        agent = plan.make(instance_id, trial)
-        env = await asyncio.to_thread(environment)
-        try:
-            trace = env.trace
-            output = await play(lambda: agent.run(env))
-            for turn in range(1, config.max_turns + 1):
-                if output.error:
-                    break
-                said = await feedback.give(instance_id, level, output.answer, turn=turn, max_turns=config.max_turns)
-                answers.append(turn_answer(output, level, turn, said))
-                if said is None:
-                    break
-                output = await play(lambda: agent.follow_up(env, said, turn + 1))
-        finally:
-            env.close()
-    except InfrastructureError as e:  # the feedback model's endpoint failed
-        output.error = f"feedback_{e.kind}: {e.message}"
-    except Exception as e:  # an agent or harness bug: this episode only
-        output = AgentOutput(answer=None, error=f"agent_error: {type(e).__name__}: {e}")
-    if not answers or output.error:
-        answers.append(turn_answer(output, level, len(answers) + 1))
-    return episode_record(instance_id=instance_id, trial=trial, level=level, agent=plan.agent, model=plan.model,
-                          mode=config.mode, output=output, answers=answers, trace=trace,
-                          latency_s=time.perf_counter() - started)
+        env = await asyncio.to_thread(Environment, con, instance_id, mode)
+    except Exception as e:  # noqa: BLE001 - the episode could not start: ours, as a harness error
+        return failed_record(e, instance_id=instance_id, trial=trial, level=level, agent=plan.agent,
+                             model=plan.model, mode=config.mode, latency_s=time.perf_counter() - started)
+    try:
+        hidden = HiddenFacts(env.data) if plan.offline and level == 4 else None
+        episode = Episode(env, plan.make(instance_id, trial), codec_for(config.protocol), max_steps=config.max_steps,
+                          max_turns=config.max_turns, feedback=feedback, hidden=hidden)
+        await episode.play()
+    except Exception as e:  # noqa: BLE001 - the policy could not be made
+        return failed_record(e, instance_id=instance_id, trial=trial, level=level, agent=plan.agent,
+                             model=plan.model, mode=config.mode, latency_s=time.perf_counter() - started)
+    finally:
+        env.close()
+    return episode.record(trial=trial, agent=plan.agent, model=plan.model, latency_s=time.perf_counter() - started)

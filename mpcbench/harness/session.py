@@ -1,39 +1,52 @@
 """A run whose agent lives outside the harness (an MCP client): the run's instances are served one
-after another, each tool call goes to the instance's `ToolEnvironment`, and a valid submission
-ends the episode exactly as in `mpcbench eval` (a journal record, then the tables by `finalize`).
+after another, each as an episode of the engine (`episode.engine`) whose actions arrive from
+outside: each tool call goes through the episode as a reply of one tool call, and a valid
+submission ends the episode exactly as in `mpcbench eval` (a journal record, then the tables
+by `finalize`).
 
     run = open_external_run(EvalConfig(agent="mcp", levels=(2,), instances=5, out="build/runs/mcp-l2"))
     run.task()                                    # the current instance's prompt (None when done)
     run.call("list_threads", {"project_id": "P-01"})          # (text, is_error)
-    run.submit({"candidates": [{"start": "2026-03-18T10:00"}]})  # journaled, scored, next instance
+    run.call("submit_candidates", {"candidates": [{"start": "2026-03-18T10:00"}]})  # journaled, scored, next
     run.close()
 
-One level at a time (a level has one tool catalog). A run directory that already holds a run of
-the same selection is continued: the instances its journal lacks are served, none twice.
+The system prompt and the tool list (with `submit_candidates` and its `maxItems` at levels 1-2)
+are the engine's, for the current instance. One level at a time. A run directory that already
+holds a run of the same selection is continued: the instances its journal lacks are served, none
+twice. A failure of ours (a tool's query) ends the instance as a harness error and says so.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from pathlib import Path
 
 import duckdb
 
-from ..agents.openai_agent import system_prompt
-from ..episode.answers import SUBMIT_TOOL_NAME
-from ..episode.contract import AgentOutput, ToolSpec
-from ..episode.submission import submit_call
-from ..episode.tools import ToolEnvironment
+from ..episode.codecs import NativeCodec
+from ..episode.engine import Episode, Reply, View, turn_answer
+from ..episode.environment import Environment
 from ..errors import UserError
 from ..warehouse import db
 from .config import JOURNAL, RUN_JSON, EvalConfig
-from .journal import Journal, episode_record, read_journal, turn_answer
+from .journal import Journal, read_journal
 from .plans import plan_episodes
 from .runner import prepare_run, write_run_meta
 from .tables import finalize
 
 _SELECTION = ("agent", "levels", "instances", "instance_ids")
+
+
+class OutsideAgent:
+    """The policy of an episode whose replies arrive from outside (`ExternalRun.call`): the
+    engine never asks it for one."""
+
+    name = "mcp"
+
+    async def reply(self, view: View) -> Reply:
+        raise RuntimeError("an outside agent's replies arrive through ExternalRun.call")
 
 
 class ExternalRun:
@@ -44,23 +57,32 @@ class ExternalRun:
         self.con, self.config, self.run_dir = con, config, run_dir
         self.episodes, self.todo = episodes, list(todo)
         self.level = episodes[0][1]
+        self.codec = NativeCodec()
         self.journal = Journal(run_dir / JOURNAL)
-        self.env: ToolEnvironment | None = None
+        self.episode: Episode | None = None
         self._open_next()
+
+    @property
+    def env(self) -> Environment | None:
+        return self.episode.env if self.episode else None
 
     @property
     def instance_id(self) -> str | None:
         return self.env.instance_id if self.env else None
 
-    @property
-    def tools(self) -> list[ToolSpec]:
-        """The level's catalog (submit_candidates not included), the same for every instance."""
-        with ToolEnvironment(self.con, self.episodes[0][0]) as env:
-            return env.tools
+    def tool_entries(self) -> list[dict]:
+        """The tools as the engine offers them for the current instance (OpenAI function entries:
+        the level's catalog, then submit_candidates); the first instance's once the run is done."""
+        if self.env is not None:
+            return self.codec.request(self.env)["tools"]
+        with Environment(self.con, self.episodes[0][0]) as env:
+            return self.codec.request(env)["tools"]
 
     def instructions(self) -> str:
-        """The rules an eval agent gets as its system prompt, then the current task."""
-        return f"{system_prompt(self.level)}\n\n{self.task_text()}"
+        """The system prompt an eval agent gets, then the current task."""
+        if self.episode is None:
+            return self.task_text()
+        return f"{self.episode.messages[0]['content']}\n\n{self.task_text()}"
 
     def task_text(self) -> str:
         if self.env is None:
@@ -72,62 +94,59 @@ class ExternalRun:
         return None if self.env is None else self.env.prompt
 
     def call(self, name: str, arguments: dict | str | None) -> tuple[str, bool]:
-        """A tool's text for the current instance, and whether it is an error text."""
-        if self.env is None:
+        """A tool's text for the current instance, and whether it is an error text. A valid
+        submission ends the episode (journaled, tables written) and the reply names the next task."""
+        episode = self.episode
+        if episode is None:
             return f"error: {self.task_text()}", True
-        if name == SUBMIT_TOOL_NAME:
-            return self.submit(arguments)
-        text = self.env.call(name, arguments)
-        self._log(name, self.env.trace[-1].arguments, text)
-        return text, self.env.trace[-1].error is not None
+        raw = arguments if isinstance(arguments, str) else json.dumps({} if arguments is None else arguments,
+                                                                       ensure_ascii=False)
+        message = {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call_{len(episode.messages)}", "type": "function", "function": {"name": name, "arguments": raw}}]}
+        kept, actions = self.codec.read(message, episode.env)
+        episode.messages.append(kept)
+        episode.out.steps += 1
+        try:
+            answered = asyncio.run(episode.act(actions, turn=1))
+        except Exception as e:  # noqa: BLE001 - ours: the instance ends as a harness error
+            episode.fail(e)
+            self._finish()
+            return (f"error: MPCBench failed on this call ({episode.out.error}); that is not your mistake, and "
+                    f"this instance is recorded as a harness error.\n\n{self.task_text()}", True)
+        reply = episode.env.trace[-1]
+        if not answered:
+            return reply.result, reply.error is not None
+        instance_id = episode.env.instance_id
+        self._finish()
+        return f"{reply.result} Recorded for {instance_id}.\n\n{self.task_text()}", False
 
-    def submit(self, arguments: dict | str | None) -> tuple[str, bool]:
-        """Check a submission; a valid one ends the episode (journaled, tables written) and the
-        reply names the next task."""
-        if self.env is None:
-            return f"error: {self.task_text()}", True
-        answer = submit_call(self.env, arguments)
-        reply = self.env.trace[-1]
-        self._log(SUBMIT_TOOL_NAME, reply.arguments, reply.result)
-        if not answer.parse_ok:
-            return reply.result, True
-        env = self.env
-        output = AgentOutput(answer=answer, steps=len(env.trace), transcript=self.transcript)
-        record = episode_record(instance_id=env.instance_id, trial=self.todo[0][2], level=env.level,
-                                agent=self.config.agent, model=self.config.model, mode="tools", output=output,
-                                answers=[turn_answer(output, env.level, 1)], trace=env.trace,
-                                latency_s=time.perf_counter() - self.started)
-        self.journal.append(record)
+    def _finish(self) -> None:
+        """Journal the current episode, score the run so far and open the next instance."""
+        episode = self.episode
+        assert episode is not None
+        episode.answers.append(turn_answer(episode.out, episode.env.level, 1))
+        self.journal.append(episode.record(trial=self.todo[0][2], agent=self.config.agent, model=self.config.model,
+                                           latency_s=time.perf_counter() - self.started))
         self.todo.pop(0)
-        env.close()
+        episode.env.close()
         self._open_next()
         finalize(self.run_dir, self.con, planned=self.episodes)
-        return f"{reply.result} Recorded for {record['instance_id']}.\n\n{self.task_text()}", False
 
     def close(self) -> None:
-        if self.env is not None:
-            self.env.close()
-            self.env = None
+        if self.episode is not None:
+            self.episode.env.close()
+            self.episode = None
         self.journal.close()
         finalize(self.run_dir, self.con, planned=self.episodes)
         self.con.close()
 
     def _open_next(self) -> None:
-        self.env = None
+        self.episode = None
         if not self.todo:
             return
-        self.env = ToolEnvironment(self.con, self.todo[0][0])
+        env = Environment(self.con, self.todo[0][0])
+        self.episode = Episode(env, OutsideAgent(), self.codec, max_steps=self.config.max_steps)
         self.started = time.perf_counter()
-        self.transcript = [{"role": "system", "content": system_prompt(self.level)},
-                           {"role": "user", "content": self.env.prompt}]
-
-    def _log(self, name: str, arguments: str, text: str) -> None:
-        """The call as an OpenAI-style transcript (the journal's format, which replay reads)."""
-        call_id = f"call_{len(self.transcript)}"
-        self.transcript += [
-            {"role": "assistant", "content": None,
-             "tool_calls": [{"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}]},
-            {"role": "tool", "tool_call_id": call_id, "content": text}]
 
 
 def open_external_run(config: EvalConfig) -> ExternalRun:

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from ..episode.engine import is_harness_error
+
 
 def summarize(runs: list[dict]) -> list[dict]:
-    """Per level: episodes, mean F1 and EM rate over the scored ones, errors, calls and tokens."""
+    """Per level: episodes, mean F1 and EM rate over the scored ones, errors (infrastructure: the
+    endpoint's; harness: ours), calls and tokens."""
     out = []
     for level in sorted({r["level"] for r in runs}):
         rows = [r for r in runs if r["level"] == level]
         scored = [r for r in rows if not r.get("error")]
         n = len(scored)
+        harness = sum(1 for r in rows if is_harness_error(r.get("error")))
         out.append({
             "level": level, "episodes": len(rows), "scored": n,
-            "infrastructure_errors": len(rows) - n,
+            "infrastructure_errors": len(rows) - n - harness, "harness_errors": harness,
             "mean_f1": sum(r["f1"] for r in scored) / n if n else None,
             "em_rate": sum(bool(r["exact_match"]) for r in scored) / n if n else None,
             "parse_failures": sum(1 for r in scored if not r.get("parse_ok")),

@@ -20,6 +20,7 @@ import polars as pl
 
 from ..episode.answers import SUBMIT_TOOL_NAME
 from ..episode.code import PYTHON_TOOL
+from ..episode.engine import HARNESS_ERROR, error_kind, is_harness_error
 from ..episode.toolfiles import tool_sources
 from ..grading.scoring import GRADER_VERSION, Grader, Scored, score_episodes
 from .config import JOURNAL, RUN_JSON
@@ -113,7 +114,8 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
         if row["reference_tool_calls"] is not None:
             row["extra_tool_calls"] = max(len(calls) - row["reference_tool_calls"], 0)
         if rec.get("error"):
-            row.update({"error_kind": str(rec["error"]).split(":", 1)[0], "failure_cause": "infrastructure"})
+            kind = error_kind(str(rec["error"]))
+            row.update({"error_kind": kind, "failure_cause": HARNESS_ERROR if kind == HARNESS_ERROR else "infrastructure"})
         else:
             s = dict(final[key])
             for k in ("instance_id", "trial", "turn", "level"):
@@ -133,11 +135,16 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
 
     summary = summarize(runs)
     planned_n = len(planned) if planned is not None else meta.get("episodes", {}).get("planned", len(records))
-    meta.update({"status": "complete" if len(records) >= planned_n else "incomplete",
+    harness = [r for r in records if is_harness_error(r.get("error"))]
+    meta.update({"status": "failed" if harness else "complete" if len(records) >= planned_n else "incomplete",
                  "finished_at": dt.datetime.now().isoformat(timespec="seconds"),
                  "grader_version": GRADER_VERSION, "sql_sha256": sql_hash(),
                  "episodes": {"planned": planned_n, "finished": len(records),
-                              "infrastructure_errors": sum(1 for r in runs if r.get("error"))},
+                              "infrastructure_errors": sum(1 for r in runs if r.get("error")) - len(harness),
+                              "harness_errors": len(harness)},
+                 "harness_error": None if not harness else {"instance_id": harness[0]["instance_id"],
+                                                            "trial": harness[0]["trial"],
+                                                            "error": harness[0]["error"]},
                  "cost_usd": sum(r["cost_usd"] for r in runs) if meta.get("price") else None,
                  "summary": summary})
     write_json(run_dir / RUN_JSON, meta)

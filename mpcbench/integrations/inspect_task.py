@@ -4,41 +4,41 @@
     inspect eval mpcbench/integrations/inspect_task.py -T level=2 -T instances=10 --model ...
 
 The dataset is the warehouse's instances of one level (input: the prompt; target: the gold
-answer as JSON, for the log viewer only). The solver is the eval agent's loop: the eval
-agent's system prompt, the level's tools as Inspect tools whose description and schema come
-from the tool files and whose text comes from the same SQL (`ToolEnvironment.call`), and
-`submit_candidates`; it ends at the first valid submission, at a plain-text answer (parsed
-leniently, as in `mpcbench eval`) or after `max_steps` model calls. The scorer is the oracle:
-the episode is scored by `grading.scoring.score_episodes` exactly as `mpcbench eval` scores a
-journal record, giving `f1` and `exact_match` as values and the failure cause, its source and
-stage, precision and recall as metadata.
+answer as JSON, for the log viewer only). The solver plays the episode through the episode
+engine (`episode.engine`) with Inspect's model as the policy: the same system prompt, the same
+tools and the same `submit_candidates` schema (with `maxItems` at levels 1-2) as `mpcbench eval`,
+the same step budget (`max_steps` model calls) and the same journal record. The scorer is the
+oracle: the episode is scored by `grading.scoring.score_episodes` exactly as `mpcbench eval`
+scores a journal record, giving `f1` and `exact_match` as values and the failure cause, its
+source and stage, precision and recall as metadata. An episode that ends in an error (the model
+failed after Inspect's retries, or a harness error) raises, so Inspect records the sample as an
+error, never as a miss.
 """
 
 from __future__ import annotations
 
 import atexit
 import json
+import time
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import duckdb
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, execute_tools, get_model
+from inspect_ai.model import Model, ModelOutput, get_model, messages_from_openai, messages_to_openai
 from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, TaskState, solver
-from inspect_ai.tool import ToolDef, ToolParams
+from inspect_ai.tool import ToolInfo, ToolParams
 
 # absolute imports: `inspect eval <this file>` loads it as a file, outside the package
-from mpcbench.agents.openai_agent import system_prompt
-from mpcbench.episode.answers import ParsedAnswer, parse_text_answer, submit_tool
-from mpcbench.episode.contract import AgentOutput
-from mpcbench.episode.submission import submit_call
-from mpcbench.episode.tools import ToolEnvironment
+from mpcbench.episode.codecs import NativeCodec
+from mpcbench.episode.engine import Episode, Reply, View
+from mpcbench.episode.environment import Environment
 from mpcbench.errors import UserError
 from mpcbench.grading.scoring import gold_keys, score_episodes
-from mpcbench.harness.journal import episode_record, episodes_from_journal, turn_answer
+from mpcbench.harness.journal import episodes_from_journal
+from mpcbench.llm import InfrastructureError
 from mpcbench.sources import LEVELS
 from mpcbench.warehouse import db
 
@@ -66,53 +66,45 @@ def dataset(path: str, level: int, instances: int | None = None) -> MemoryDatase
     return MemoryDataset(samples, name=f"mpcbench-level{level}")
 
 
-def episode_tools(env: ToolEnvironment, submitted: list[ParsedAnswer]) -> list:
-    """The level's tools and submit_candidates as Inspect tools over one episode's environment."""
+class InspectPolicy:
+    """Inspect's model as a policy of the episode engine: the conversation and the tools are
+    converted to Inspect's types and back (OpenAI's message shape is the engine's)."""
 
-    def data_tool(name: str):
-        async def call(**kwargs: Any) -> str:
-            return env.call(name, kwargs)
-        return call
+    name = "inspect"
 
-    async def submit(**kwargs: Any) -> str:
-        answer = submit_call(env, kwargs)
-        if answer.parse_ok:
-            submitted.append(answer)
-        return env.trace[-1].result
+    def __init__(self, model: Model):
+        self.model = model
+        self.output: ModelOutput | None = None
 
-    specs = [(spec.name, spec.description, spec.parameters, data_tool(spec.name)) for spec in env.tools]
-    function = submit_tool(env.level)["function"]
-    specs.append((function["name"], function["description"], function["parameters"], submit))
-    return [ToolDef(call, name=name, description=description, parameters=ToolParams.model_validate(schema)).as_tool()
-            for name, description, schema, call in specs]
+    async def reply(self, view: View) -> Reply:
+        tools = [ToolInfo(name=f["name"], description=f["description"], parameters=ToolParams.model_validate(
+            f["parameters"])) for f in (entry["function"] for entry in view.request["tools"])]
+        try:
+            self.output = await self.model.generate(await messages_from_openai(view.messages), tools)
+        except Exception as e:  # noqa: BLE001 - the model failed after Inspect's own retries
+            raise InfrastructureError("inspect_model", f"{type(e).__name__}: {e}") from e
+        (message,) = await messages_to_openai([self.output.message])
+        usage = self.output.usage
+        return Reply(dict(message), usage.input_tokens if usage else 0, usage.output_tokens if usage else 0)
 
 
 @solver
 def tool_loop(db_path: str, max_steps: int = 30):
-    """The eval agent's loop, with Inspect's model and tool execution."""
+    """The episode engine, with Inspect's model as the policy."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        level = int(state.metadata["level"])
-        submitted: list[ParsedAnswer] = []
-        with ToolEnvironment(_connection(db_path), str(state.sample_id)) as env:
-            state.messages = [ChatMessageSystem(content=system_prompt(level)), ChatMessageUser(content=env.prompt)]
-            state.tools = episode_tools(env, submitted)
-            output = AgentOutput(answer=None)
-            model = get_model()
-            while output.steps < max_steps and not submitted:
-                state.output = await model.generate(state.messages, state.tools)
-                output.steps += 1
-                output.prompt_tokens += state.output.usage.input_tokens if state.output.usage else 0
-                output.completion_tokens += state.output.usage.output_tokens if state.output.usage else 0
-                state.messages.append(state.output.message)
-                if not state.output.message.tool_calls:
-                    output.answer = parse_text_answer(state.output.message.text, level)
-                    break
-                state.messages.extend((await execute_tools(state.messages, state.tools)).messages)
-            output.answer = submitted[-1] if submitted else output.answer
-            state.store.set(RECORD, episode_record(
-                instance_id=env.instance_id, trial=1, level=level, agent="inspect", model=str(state.model),
-                mode="tools", output=output, answers=[turn_answer(output, level, 1)], trace=env.trace, latency_s=0.0))
+        started = time.perf_counter()
+        policy = InspectPolicy(get_model())
+        with Environment(_connection(db_path), str(state.sample_id)) as env:
+            episode = Episode(env, policy, NativeCodec(), max_steps=max_steps)
+            await episode.play()
+            state.messages = await messages_from_openai(episode.messages)
+            if policy.output is not None:
+                state.output = policy.output
+            state.store.set(RECORD, episode.record(trial=1, agent="inspect", model=str(state.model),
+                                                   latency_s=time.perf_counter() - started))
+        if episode.out.error:
+            raise RuntimeError(f"the episode of {state.sample_id} ended in an error, not an answer: {episode.out.error}")
         return state
 
     return solve

@@ -5,11 +5,14 @@ that speaks MCP.
     server = make_server(run)
     asyncio.run(serve_stdio(server))            # or serve_http(server, port=8765)
 
-The server lists the level's catalog with each tool's description and input schema taken from
-its `sql/tools/*.sql` file (as `mpcbench tools list --json` gives them) plus `submit_candidates`;
-a call returns exactly the text `mpcbench tools call` prints, and an `error: ...` text comes
-back with `isError`. The rules and the first task are the server's instructions; the prompt
-`task` gives the current task; a valid submission is journaled and scored (see
+The server lists the tools the episode engine offers for the current instance: the level's
+catalog with each tool's description and input schema taken from its `sql/tools/*.sql` file (as
+`mpcbench tools list --json` gives them) plus `submit_candidates`, with `maxItems` = N at levels
+1-2, as `mpcbench eval` offers them; after each submission the list may change (N is the next
+instance's), and the server says so (`notifications/tools/list_changed`). A call returns exactly
+the text `mpcbench tools call` prints, and an `error: ...` text comes back with `isError`. The
+rules (the eval agent's system prompt) and the first task are the server's instructions; the
+prompt `task` gives the current task; a valid submission is journaled and scored (see
 `harness.session`), and its reply carries the next task.
 """
 
@@ -20,30 +23,32 @@ import asyncio
 import mcp_types as types
 import uvicorn
 from mcp.server import Server
+from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.stdio import stdio_server
 
 from .. import __version__
-from ..episode.answers import submit_tool
+from ..episode.answers import SUBMIT_TOOL_NAME
 from ..harness.session import ExternalRun
 
 TASK_PROMPT = "task"
 
 
 def make_server(run: ExternalRun) -> Server:
-    submit = submit_tool(run.level)["function"]
-    tools = [types.Tool(name=spec.name, description=spec.description, input_schema=spec.parameters)
-             for spec in run.tools]
-    tools.append(types.Tool(name=submit["name"], description=submit["description"], input_schema=submit["parameters"]))
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
+        return types.ListToolsResult(tools=[
+            types.Tool(name=f["name"], description=f["description"], input_schema=f["parameters"])
+            for f in (entry["function"] for entry in run.tool_entries())])
 
     one_at_a_time = asyncio.Lock()  # HTTP clients may call side by side; the run has one current instance
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         # in a worker thread: finalize (after a submission) runs the scripted reference with its own loop
         async with one_at_a_time:
+            current = run.instance_id
             text, is_error = await asyncio.to_thread(run.call, params.name, params.arguments)
+            if run.instance_id != current and params.name == SUBMIT_TOOL_NAME:
+                await ctx.session.send_tool_list_changed()   # the next instance's N
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 
     async def list_prompts(ctx, params) -> types.ListPromptsResult:
@@ -64,7 +69,8 @@ def make_server(run: ExternalRun) -> Server:
 
 async def serve_stdio(server: Server) -> None:
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        await server.run(read_stream, write_stream,
+                         server.create_initialization_options(NotificationOptions(tools_changed=True)))
 
 
 async def serve_http(server: Server, *, host: str = "127.0.0.1", port: int = 8765) -> None:

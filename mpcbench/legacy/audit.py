@@ -36,6 +36,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+from polars.datatypes import DataType, DataTypeClass
 
 from .audit_report import write_report
 from .backend import Call
@@ -43,17 +44,18 @@ from .judge import AXES, HEURISTIC, JUDGE_ATTEMPTS, judge, judge_result
 from .layout import LEGACY_SQL_DIR, safe_name, write_json, write_parquet
 from .models import Endpoint
 from .pipeline import Progress
-from .project import (JOURNAL, RUN_JSON, SUBMIT_TOOL_NAME, ToolEnvironment, UserError, build_content_hash, connect,
+from .project import (JOURNAL, RUN_JSON, SUBMIT_TOOL_NAME, Environment, UserError, build_content_hash, connect,
                       read_journal)
 from .run import trace_step
 from .validate import problems
 
 SCORES = "judge_scores.parquet"
-SCORE_SCHEMA = {"run_id": pl.String, "instance_id": pl.String, "trial": pl.Int64, "level": pl.Int64, "agent": pl.String,
-                "model": pl.String, "f1": pl.Float64, "exact_match": pl.Boolean, "breaks_constraint": pl.Boolean,
-                "violations": pl.List(pl.String), "judge_model": pl.String, "judge_trial": pl.Int64,
-                "judge_status": pl.String, "satisfaction": pl.Int64, "grounding": pl.Int64, "judge_error": pl.String,
-                "input_chars": pl.Int64, "input_cut": pl.Boolean}
+SCORE_SCHEMA: dict[str, DataTypeClass | DataType] = {
+    "run_id": pl.String, "instance_id": pl.String, "trial": pl.Int64, "level": pl.Int64, "agent": pl.String,
+    "model": pl.String, "f1": pl.Float64, "exact_match": pl.Boolean, "breaks_constraint": pl.Boolean,
+    "violations": pl.List(pl.String), "judge_model": pl.String, "judge_trial": pl.Int64,
+    "judge_status": pl.String, "satisfaction": pl.Int64, "grounding": pl.Int64, "judge_error": pl.String,
+    "input_chars": pl.Int64, "input_cut": pl.Boolean}
 
 
 @dataclasses.dataclass
@@ -142,7 +144,7 @@ def _raw_call(step: int, tool: str, arguments: str, result: str) -> dict:
 def _rerun_calls(con: duckdb.DuckDBPyConnection, record: dict) -> list[dict]:
     """The journal's tool calls, re-run on the same build to get their results back."""
     recorded = [c for c in record.get("tool_calls") or [] if c["tool"] != SUBMIT_TOOL_NAME]
-    with ToolEnvironment(con, record["instance_id"]) as env:
+    with Environment(con, record["instance_id"]) as env:
         return [_raw_call(i, c["tool"], c["arguments"], env.call(c["tool"], c["arguments"]))
                 for i, c in enumerate(recorded, 1)]
 

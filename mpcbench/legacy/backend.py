@@ -28,7 +28,7 @@ from pathlib import Path
 import duckdb
 
 from .layout import LEGACY_SQL_DIR
-from .project import (Result, Tool, ToolDefinitionError, ToolError, ToolSpec, call_or_error, check_arguments,
+from .project import (Result, Tool, ToolDefinitionError, ToolError, ToolSpec, check_arguments,
                       fetch_rows, header_entries, parse_param, render_json, render_markdown, strip_comments)
 
 TOOLS_DIR = LEGACY_SQL_DIR / "tools"
@@ -131,7 +131,15 @@ class ToolBackend:
         self.trace: list[Call] = []
 
     def call(self, name, arguments=None) -> str:
-        text, error = call_or_error(self.run, name, arguments)
+        error = None
+        try:
+            text = self.run(name, arguments)
+        except ToolError as exc:
+            error = str(exc)
+        except Exception as exc:  # noqa: BLE001 - the legacy benchmark shows a tool's bug to the agent, as it did
+            error = f"the tool failed ({type(exc).__name__}); try other arguments or another tool"
+        if error is not None:
+            text = f"error: {error}"
         tool = find_tool(name)
         self.trace.append(Call(step=len(self.trace) + 1, tool_name=legacy_name(tool.name) if tool else str(name),
                                arguments=_as_dict(arguments), result=text, error=error))

@@ -11,7 +11,7 @@ from ..episode.arguments import check_arguments
 from ..episode.contract import ToolSpec
 from ..episode.render import Result, fetch_rows, render_json, render_markdown
 from ..episode.toolfiles import Tool, ToolDefinitionError, ToolError, header_entries, parse_param, strip_comments
-from ..episode.tools import ToolEnvironment, call_or_error
+from ..episode.environment import Environment
 from ..errors import UserError
 from ..harness.config import JOURNAL, RUN_JSON
 from ..harness.journal import read_journal
@@ -21,7 +21,7 @@ from ..warehouse.db import SQL_DIR, connect, layer_views
 
 __all__ = [
     "ChatClient", "EndpointConfig", "InfrastructureError", "JOURNAL", "RUN_JSON", "ResponseCache", "Result",
-    "SQL_DIR", "SUBMIT_TOOL_NAME", "Tool", "ToolDefinitionError", "ToolEnvironment", "ToolError", "ToolSpec",
-    "UserError", "build_content_hash", "call_or_error", "check_arguments", "connect", "fetch_rows", "header_entries", "layer_views",
+    "Environment", "SQL_DIR", "SUBMIT_TOOL_NAME", "Tool", "ToolDefinitionError", "ToolError", "ToolSpec",
+    "UserError", "build_content_hash", "check_arguments", "connect", "fetch_rows", "header_entries", "layer_views",
     "parse_param", "read_journal", "render_json", "render_markdown", "strip_comments", "url_host",
 ]

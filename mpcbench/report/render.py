@@ -83,6 +83,20 @@ class Section:
     sentences: list[str] = field(default_factory=list)  # after the table
 
 
+def harness_failures(runs: list, labels: list[str]) -> list[str]:
+    """One line per run that has harness errors (episodes our own code failed): its scores are not a
+    measurement of the model."""
+    lines = []
+    for label, r in zip(labels, runs):
+        n = (r.meta.get("episodes") or {}).get("harness_errors") or 0
+        if n:
+            first = r.meta.get("harness_error") or {}
+            lines.append(f"Run {label}: {n} episode(s) failed in MPCBench's own code (harness errors, left out of "
+                         f"every score below; the run failed). The first, {first.get('instance_id')}: "
+                         f"{first.get('error')}")
+    return lines
+
+
 def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict | None = None,
                 trajectories: str = "failed", judge_audit: Path | None = None) -> Path:
     """Write report.md, report.html and the PNG plots for the runs (ablation directories expand into
@@ -107,10 +121,11 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
     results_h, results_b, stats = results_table(groups)
     outcomes_h, outcomes_b, shares = causes_table(groups)
     runs_h = ["Run", "Label", "Agent", "Model", "Mode", "Max turns", "Feedback", "Trials", "Endpoint host",
-              "Episodes", "Infra errors", "Build", "Grader", "Created"]
+              "Episodes", "Infra errors", "Harness errors", "Build", "Grader", "Created"]
     runs_b = [[r.meta["run_id"], label, r.meta.get("agent") or "", r.meta.get("model") or "—", r.mode,
                str(r.max_turns), r.feedback, str(r.trials), r.meta.get("base_url_host") or "—", str(r.runs.height),
                str((r.meta.get("episodes") or {}).get("infrastructure_errors", 0)),
+               str((r.meta.get("episodes") or {}).get("harness_errors", 0)),
                (r.meta.get("build") or {}).get("content_sha256", "")[:12], str(r.meta.get("grader_version")),
                str(r.meta.get("created_at", ""))] for label, r in zip(labels, runs)]
     plot_f1(stats, out / "f1_by_level.png")
@@ -206,7 +221,8 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
                                 f"failure causes and the feedback. Written: {trajectories} episodes "
                                 "(--trajectories all|failed|none)."))
     stamp = dt.datetime.now().isoformat(timespec="seconds")
-    md = [f"# MPCBench report\n\n{len(runs)} run(s), written {stamp}.\n"]
+    failed = harness_failures(runs, labels)
+    md = [f"# MPCBench report\n\n{len(runs)} run(s), written {stamp}.\n"] + [f"> **{line}**\n" for line in failed]
     for sec in sections:
         md.append(f"## {sec.title}\n")
         if sec.note:
@@ -225,6 +241,7 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
              f"<title>MPCBench report</title>"
              f"<style>{CSS}</style></head><body><h1>MPCBench report</h1>"
              f"<p class='note'>{len(runs)} run(s), written {html.escape(stamp)}.</p>"]
+    parts += [f"<p class='bad harness-error'><strong>{html.escape(line)}</strong></p>" for line in failed]
     for sec in sections:
         parts.append(f"<h2>{html.escape(sec.title)}</h2>")
         if sec.note:

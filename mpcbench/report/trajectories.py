@@ -24,7 +24,7 @@ import duckdb
 import polars as pl
 
 from ..episode.answers import SUBMIT_TOOL_NAME
-from ..episode.tools import ToolEnvironment
+from ..episode.environment import Environment
 from ..errors import UserError
 from ..harness.journal import read_journal
 from ..harness.provenance import build_content_hash
@@ -88,7 +88,7 @@ class ToolTexts:
     def texts(self, instance_id: str, calls: list[dict]) -> list[str | None]:
         if self.con is None:
             return [None] * len(calls)
-        with ToolEnvironment(self.con, instance_id) as env:
+        with Environment(self.con, instance_id) as env:
             return [env.call(c["tool"], c["arguments"]) for c in calls]
 
     def close(self) -> None:
@@ -221,7 +221,8 @@ def episode_html(rec: dict, row: dict | None, candidates: list[dict], failures: 
             for call in m.get("tool_calls") or []:
                 function = call.get("function") or {}
                 shown = {"tool": function.get("name") or "", "arguments": function.get("arguments") or ""}
-                text = next(replies, {}).get("content") if recorded else None
+                reply = next(replies, None) if recorded else None
+                text = reply.get("content") if reply is not None else None
                 out.append(_call_html(shown, next(meta_iter, None) if recorded else None, text,
                                       "The text is not recorded." if recorded else
                                       "Submitted to the harness directly: an offline agent gets no tool reply."))
@@ -248,7 +249,8 @@ def write_trajectories(runs: list[Run], labels: list[str], out: Path, which: str
         raise UserError(f"--trajectories takes one of {', '.join(WHICH)}, not {which!r}")
     if which == "none":
         return []
-    written, opened = [], {}  # one connection per build, shared by the runs made on it
+    written: list[tuple[str, Path, int, int]] = []
+    opened: dict[tuple, ToolTexts] = {}   # one connection per build (db, content hash), shared by its runs
     try:
         for n, (run, label) in enumerate(zip(runs, labels), 1):
             directory = out / "trajectories" / f"{n:02d}-{_slug(run.meta.get('run_id') or label)}"
@@ -259,7 +261,8 @@ def write_trajectories(runs: list[Run], labels: list[str], out: Path, which: str
     return [(label, index.relative_to(out).as_posix(), pages, total) for label, index, pages, total in written]
 
 
-def _write_run(run: Run, label: str, directory: Path, which: str, opened: dict) -> tuple[str, Path, int, int]:
+def _write_run(run: Run, label: str, directory: Path, which: str,
+              opened: dict[tuple, ToolTexts]) -> tuple[str, Path, int, int]:
     directory.mkdir(parents=True, exist_ok=True)
     journal = read_journal(run.path / "journal.jsonl")
     candidates, failures = _rows(run.path / "candidates.parquet"), _rows(run.path / "failures.parquet")
