@@ -12,6 +12,7 @@ import typer
 from ..episode.answers import submit_tool
 from ..episode.toolfiles import catalog
 from ..episode.environment import Environment
+from ..errors import HarnessError
 from ..warehouse import db
 
 app = typer.Typer(help="The agent tools: each level's catalog, and single calls as an agent makes them.",
@@ -65,7 +66,10 @@ def call_tool(
     except KeyError:
         _fail(f"no instance {instance!r} in {db_path}")
     with env:
-        text = env.call(name, args)
+        try:
+            text = env.call(name, args)
+        except HarnessError as e:
+            _fail(f"MPCBench failed on this call, not the arguments ({e}); is {db_path} a complete build?")
     typer.echo(text)
     if env.trace[-1].error:
         raise typer.Exit(1)
