@@ -183,7 +183,7 @@ def eval_command(
              f"neither the model's nor the endpoint's; left out of every score); the first, "
              f"{first.get('instance_id')}: {first.get('error')}. See it with --debug; after a fix, rerun them: "
              f"mpcbench eval --resume --retry-errors --out {failed[0].run_dir}")
-    for name, result in results:
+    for _, result in results:
         if result.episodes and result.infrastructure_errors == result.episodes:
             fail(f"every episode of {result.run_dir} ended in an infrastructure error (the first: "
                  f"{result.first_error}); nothing was measured. Fix the endpoint, then: mpcbench eval --resume "

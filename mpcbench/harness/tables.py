@@ -31,7 +31,7 @@ from .reference import reference_calls
 from .summary import summarize
 
 
-S, I, F, B, L = pl.String, pl.Int64, pl.Float64, pl.Boolean, pl.List(pl.String)
+S, I, F, B, L = pl.String, pl.Int64, pl.Float64, pl.Boolean, pl.List(pl.String)  # noqa: E741 - short column types keep the schemas readable
 RUNS_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "agent": S, "model": S, "mode": S, "trial": I, "turns": I,
     "steps": I, "parse_ok": B, "answer_path": S, "parse_error": S, "n_pred": I, "n_submitted": I,
