@@ -353,29 +353,23 @@ def test_cli_eval_resume_and_rescore(db_path, tmp_path):
 
 
 def test_an_agent_that_crashes_breaks_only_its_episode(db_path, tmp_path, monkeypatch):
+    """A crash of our own code (here the scripted solver) is a harness error of that episode alone
+    (tests/test_harness_errors.py checks the exit status and the report)."""
     from mpcbench.agents import scripted
 
-    original = scripted.ScriptedAgent.plan
+    original = scripted.plan
 
-    def flaky(self, env):
+    def flaky(env, hidden=None):
         if env.instance_id == "L1-0002":
             raise RuntimeError("boom")
-        return original(self, env)
+        return original(env, hidden)
 
-    monkeypatch.setattr(scripted.ScriptedAgent, "plan", flaky)
-    monkeypatch.setattr(scripted.ScriptedAgent, "run", _crashing_run(scripted.ScriptedAgent.run))
+    monkeypatch.setattr(scripted, "plan", flaky)
     run = run_eval(EvalConfig(agent="scripted", db=str(db_path), levels=(1,), out=str(tmp_path / "crash")))
     rows = by_instance(run.run_dir)
-    assert rows["L1-0002"]["error_kind"] == "agent_error" and "boom" in rows["L1-0002"]["error"]
+    assert rows["L1-0002"]["error_kind"] == "harness_error" and "boom" in rows["L1-0002"]["error"]
+    assert run.harness_errors == 1 and run.infrastructure_errors == 0
     assert all(rows[i]["exact_match"] for i in ("L1-0001", "L1-0003", "L1-0004"))
-
-
-def _crashing_run(run):
-    async def wrapped(self, env):
-        if env.instance_id == "L1-0002":
-            self.plan(env)  # raises past the agent's own error handling
-        return await run(self, env)
-    return wrapped
 
 
 # --- live endpoints (opt-in: pytest -m live) --------------------------------------------------

@@ -9,12 +9,14 @@ import json
 import polars as pl
 import pytest
 
-from evalkit import instances
-from mpcbench.episode.answers import submit_tool
+from evalkit import instances, submission
+from mpcbench.episode.codecs import codec_for
+from mpcbench.episode.environment import Environment
 from mpcbench.episode.toolfiles import catalog
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.journal import read_journal
 from mpcbench.harness.runner import run_eval
+from mpcbench.warehouse import db
 
 pytest.importorskip("inspect_ai", reason="Inspect AI is an optional dependency: pip install 'mpcbench[inspect]'")
 from inspect_ai import eval as inspect_eval  # noqa: E402
@@ -77,10 +79,21 @@ def test_a_recorded_trajectory_scores_the_same_under_inspect_and_eval(db_path, t
         assert texts[-1].startswith("Submitted")
     assert wrong_row["f1"] < 1.0 and wrong_row["failure_cause"] and right_row["exact_match"]
 
-    expected = [t.spec.openai()["function"] for t in catalog(2)] + [submit_tool(2)["function"]]
-    offered = seen_tools[0]
-    assert [(t.name, t.description, t.parameters.model_dump(exclude_none=True)) for t in offered] == \
-        [(f["name"], f["description"], f["parameters"]) for f in expected]
+    con = db.connect(db_path, read_only=True)
+    try:   # the engine's tools for each instance: the catalog, then submit_candidates with maxItems = N
+        expected = []
+        for instance_id in prompts:
+            with Environment(con, instance_id) as env:
+                expected.append([(f["name"], f["description"], f["parameters"]) for f in
+                                 (entry["function"] for entry in codec_for("native").request(env)["tools"])])
+    finally:
+        con.close()
+    for tools in expected:   # Inspect's JSONSchema has no maxItems: there, N is in the description only
+        limit = tools[-1][2]["properties"]["candidates"].pop("maxItems")
+        assert f"At most {limit}:" in tools[-1][2]["properties"]["candidates"]["description"]
+    offered = [(t.name, t.description, t.parameters.model_dump(exclude_none=True)) for t in seen_tools[0]]
+    assert offered in expected
+    assert [name for name, *_ in offered] == [t.name for t in catalog(2)] + ["submit_candidates"]
 
 
 def test_a_bad_submission_is_a_tool_error_and_a_plain_text_answer_is_parsed(db_path, golds, tmp_path):
@@ -100,11 +113,29 @@ def test_a_bad_submission_is_a_tool_error_and_a_plain_text_answer_is_parsed(db_p
                         model_args={"custom_outputs": model}, log_dir=str(tmp_path / "logs"), display="none")
     sample = logs[0].samples[0]
     tool_messages = [m for m in sample.messages if m.role == "tool"]
-    # Inspect checks arguments against the tool's schema (the one from the tool files) itself
-    assert len(tool_messages) == 1 and "'tomorrow' does not match" in tool_messages[0].error.message
+    # the engine checks the submission as on every path, and the model reads why it was refused
+    assert len(tool_messages) == 1 and tool_messages[0].text.startswith("error:")
+    assert "tomorrow" in tool_messages[0].text and "YYYY-MM-DDTHH:MM" in tool_messages[0].text
     assert sample.scores["oracle"].value == {"f1": 1.0, "exact_match": 1.0}
     assert logs[0].results.scores[0].metrics["mean"].value == 1.0
 
 
 def _prompt(db_path, instance_id: str) -> str:
     return next(p for i, _, p in instances(db_path) if i == instance_id)
+
+
+@pytest.mark.parametrize("level", [1, 2, 3, 4])
+def test_a_gold_submission_is_exact_under_inspect_at_every_level(db_path, golds, tmp_path, level):
+    """Inspect's eval() with a mockllm that submits each instance's gold answer."""
+    prompts = {p: i for i, lv, p in instances(db_path) if lv == level}
+
+    def model(messages, tools, tool_choice, config):
+        instance_id = prompts[next(m.text for m in messages if m.role == "user")]
+        out = ModelOutput.for_tool_call("mockllm/model", "submit_candidates", submission(golds[instance_id], level))
+        out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+        return out
+
+    logs = inspect_eval(scheduling(level=level, db=str(db_path), instances=2), model="mockllm/model",
+                        model_args={"custom_outputs": model}, log_dir=str(tmp_path / "logs"), display="none")
+    assert logs[0].status == "success", logs[0].error
+    assert [s.scores["oracle"].value for s in logs[0].samples] == [{"f1": 1.0, "exact_match": 1.0}] * 2

@@ -6,7 +6,8 @@
 The dataset is the warehouse's instances of one level (input: the prompt; target: the gold
 answer as JSON, for the log viewer only). The solver plays the episode through the episode
 engine (`episode.engine`) with Inspect's model as the policy: the same system prompt, the same
-tools and the same `submit_candidates` schema (with `maxItems` at levels 1-2) as `mpcbench eval`,
+tools and the same `submit_candidates` schema as `mpcbench eval` (but for `maxItems` at levels 1-2,
+which Inspect's `ToolParams` cannot hold: there N stays in the description),
 the same step budget (`max_steps` model calls) and the same journal record. The scorer is the
 oracle: the episode is scored by `grading.scoring.score_episodes` exactly as `mpcbench eval`
 scores a journal record, giving `f1` and `exact_match` as values and the failure cause, its
@@ -22,14 +23,16 @@ import json
 import time
 from functools import cache
 from pathlib import Path
+from typing import cast
 
 import duckdb
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import Model, ModelOutput, get_model, messages_from_openai, messages_to_openai
+from inspect_ai.model import ChatMessage, Model, ModelOutput, get_model, messages_from_openai, messages_to_openai
 from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, TaskState, solver
 from inspect_ai.tool import ToolInfo, ToolParams
+from openai.types.chat import ChatCompletionMessageParam
 
 # absolute imports: `inspect eval <this file>` loads it as a file, outside the package
 from mpcbench.episode.codecs import NativeCodec
@@ -66,6 +69,11 @@ def dataset(path: str, level: int, instances: int | None = None) -> MemoryDatase
     return MemoryDataset(samples, name=f"mpcbench-level{level}")
 
 
+async def _from_openai(messages: list[dict]) -> list[ChatMessage]:
+    # the engine's conversation is OpenAI's message shape as plain dicts; Inspect types it as OpenAI's TypedDicts
+    return await messages_from_openai(cast(list[ChatCompletionMessageParam], messages))
+
+
 class InspectPolicy:
     """Inspect's model as a policy of the episode engine: the conversation and the tools are
     converted to Inspect's types and back (OpenAI's message shape is the engine's)."""
@@ -80,7 +88,7 @@ class InspectPolicy:
         tools = [ToolInfo(name=f["name"], description=f["description"], parameters=ToolParams.model_validate(
             f["parameters"])) for f in (entry["function"] for entry in view.request["tools"])]
         try:
-            self.output = await self.model.generate(await messages_from_openai(view.messages), tools)
+            self.output = await self.model.generate(await _from_openai(view.messages), tools)
         except Exception as e:  # noqa: BLE001 - the model failed after Inspect's own retries
             raise InfrastructureError("inspect_model", f"{type(e).__name__}: {e}") from e
         (message,) = await messages_to_openai([self.output.message])
@@ -98,7 +106,7 @@ def tool_loop(db_path: str, max_steps: int = 30):
         with Environment(_connection(db_path), str(state.sample_id)) as env:
             episode = Episode(env, policy, NativeCodec(), max_steps=max_steps)
             await episode.play()
-            state.messages = await messages_from_openai(episode.messages)
+            state.messages = await _from_openai(episode.messages)
             if policy.output is not None:
                 state.output = policy.output
             state.store.set(RECORD, episode.record(trial=1, agent="inspect", model=str(state.model),
