@@ -18,6 +18,7 @@ from mpcbench.agents.scripted import plan
 from mpcbench.cli import app
 from mpcbench.episode.answers import submit_tool
 from mpcbench.episode.toolfiles import catalog
+from mpcbench.episode.codecs import codec_for
 from mpcbench.episode.environment import Environment
 from mpcbench.errors import UserError
 from mpcbench.harness.config import EvalConfig
@@ -156,3 +157,28 @@ def test_mcp_command_errors_are_one_line(db_path, tmp_path):
     serve(db_path, tmp_path / "mcp-run", levels=(1, 2, 3), instance_ids=("L1-0001",)).close()
     result = cli.invoke(app, ["eval", "--resume", "--out", str(tmp_path / "mcp-run"), "--db", str(db_path)])
     assert result.exit_code == 1 and "mpcbench mcp --run" in result.stderr
+
+
+@pytest.mark.parametrize("level", [1, 2, 3, 4])
+def test_the_sdk_client_scores_a_gold_submission_exact_at_every_level(db_path, con, golds, tmp_path, level):
+    """Through the MCP SDK client: the tools listed for each instance are the engine's (with
+    maxItems = N at levels 1-2, listed again after each submission), and gold is exact."""
+    ids = [f"L{level}-0001", f"L{level}-0002"]
+    run = serve(db_path, tmp_path / "run", levels=(level,), instance_ids=tuple(ids))
+
+    async def script(client):
+        listed = []
+        for instance_id in ids:
+            listed.append({t.name: t.input_schema for t in (await client.list_tools()).tools})
+            await client.call_tool("submit_candidates", submission(golds[instance_id], level))
+        return listed
+
+    listed = asyncio.run(_session(run, script))
+    for instance_id, tools in zip(ids, listed):
+        with Environment(con, instance_id) as env:
+            engine = {f["name"]: f["parameters"] for f in
+                      (entry["function"] for entry in codec_for("native").request(env)["tools"])}
+        assert tools == engine
+        assert tools["submit_candidates"]["properties"]["candidates"].get("maxItems") == env.n_given
+    runs = pl.read_parquet(tmp_path / "run" / "runs.parquet")
+    assert runs["exact_match"].to_list() == [True, True] and runs["error"].is_null().all()
