@@ -25,7 +25,7 @@ from .paths import SQL_DIR
 REGISTRY = SQL_DIR / "05_seeds" / "constraint_kinds.sql"   # the seed layer (warehouse/db.py's SEED_LAYER)
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 CLOCK = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
-INT_MAX = 2147483647          # the largest value an `integer` param may take (the SQL column type)
+INT_MIN, INT_MAX = -2147483648, 2147483647   # the values an `integer` param may take (the SQL column type)
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,11 @@ class Param:
     minimum: int | None
     maximum: int | None
 
+    @property
+    def bounds(self) -> tuple[int, int]:
+        """An integer param's lowest and highest value (a null minimum or maximum: the SQL integer's)."""
+        return (INT_MIN if self.minimum is None else self.minimum, INT_MAX if self.maximum is None else self.maximum)
+
     def problem(self, value: object) -> str | None:
         """Why `value` is not a valid value of this param, or None."""
         if self.type == "clock":
@@ -42,9 +47,9 @@ class Param:
                 return None
             return f"{self.name} must be a time of day HH:MM"
         if self.type == "integer":
-            high = INT_MAX if self.maximum is None else self.maximum
-            if isinstance(value, bool) or not isinstance(value, int) or not self.minimum <= value <= high:
-                return f"{self.name} must be an integer from {self.minimum} to {high}"
+            low, high = self.bounds
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                return f"{self.name} must be an integer from {low} to {high}"
             return None
         if (not isinstance(value, list) or not value or len(set(value)) != len(value)
                 or not set(value) <= set(WEEKDAYS)):
@@ -63,6 +68,13 @@ class ConstraintKind:
     params: tuple[Param, ...] | None     # None: not a policy rule
     prompt_text: str
     feedback_text: str
+
+    @property
+    def rule_params(self) -> tuple[Param, ...]:
+        """A policy rule kind's params; ValueError for a kind that is not a policy rule."""
+        if self.params is None:
+            raise ValueError(f"{self.name} is not a policy rule kind")
+        return self.params
 
 
 @cache
@@ -97,25 +109,24 @@ def policy_rule_kinds() -> tuple[ConstraintKind, ...]:
 
 def check_params(rule_type: str, params: dict) -> list[str]:
     """What is wrong with a policy rule's params (missing, unknown or invalid keys); [] if nothing."""
-    spec = {p.name: p for p in kind(rule_type).params}
+    spec = {p.name: p for p in kind(rule_type).rule_params}
     problems = [f"{rule_type} needs {name}" for name in spec if name not in params]
     problems += [f"{rule_type} has no param {key!r} (its params: {', '.join(spec)})"
                  for key in params if key not in spec]
-    problems += [p.problem(params[name]) for name, p in spec.items() if name in params]
-    return [p for p in problems if p]
+    problems += [problem for name, p in spec.items() if name in params and (problem := p.problem(params[name]))]
+    return problems
 
 
 def params_schema(rule_type: str) -> dict:
     """The JSON Schema of a policy rule's params (the world schema's `<kind>_params`)."""
-    properties = {}
-    for p in kind(rule_type).params:
+    properties: dict[str, dict] = {}
+    for p in kind(rule_type).rule_params:
         if p.type == "clock":
             properties[p.name] = {"$ref": "#/$defs/clock"}
         elif p.type == "integer":
-            properties[p.name] = {"type": "integer", "minimum": p.minimum,
-                                  "maximum": INT_MAX if p.maximum is None else p.maximum}
+            properties[p.name] = {"type": "integer", "minimum": p.bounds[0], "maximum": p.bounds[1]}
         else:
             properties[p.name] = {"type": "array", "minItems": 1, "uniqueItems": True,
                                   "items": {"enum": list(WEEKDAYS)}}
-    return {"type": "object", "required": [p.name for p in kind(rule_type).params],
+    return {"type": "object", "required": [p.name for p in kind(rule_type).rule_params],
             "additionalProperties": False, "properties": properties}

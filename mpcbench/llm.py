@@ -165,7 +165,7 @@ def result_from_body(body: Any, *, latency_s: float, attempts: int, cached: bool
                                    "arguments": args if isinstance(args, str) else json.dumps(args if args is not None else {})}})
     if calls:  # OpenAI rejects an empty tool_calls list when the message is sent back
         message["tool_calls"] = calls
-    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    usage = raw if isinstance(raw := body.get("usage"), dict) else {}
     return ChatResult(message=message, finish_reason=choice.get("finish_reason"),
                       usage={"prompt_tokens": _int(usage.get("prompt_tokens")),
                              "completion_tokens": _int(usage.get("completion_tokens"))},
@@ -275,7 +275,6 @@ class ChatClient:
         # typed fields, documented: the second mapping wins) it skips the SDK's per-call,
         # type-driven transform of `messages` and `tools` (about 3 ms a step at level 3), and
         # provider extensions go through as they are. Errors, timeouts and headers stay the SDK's.
-        kwargs = {"messages": [], "extra_body": request}
 
         attempt = queue_retries = 0
         while True:
@@ -286,7 +285,8 @@ class ChatClient:
                 async with self.limit.slot() as ticket:
                     t0 = time.monotonic()
                     async with asyncio.timeout(self.config.timeout_s + 5.0):  # hard cap over the SDK's phase timeouts
-                        resp = await sdk.chat.completions.with_raw_response.create(model=model, **kwargs)
+                        resp = await sdk.chat.completions.with_raw_response.create(model=model, messages=[],
+                                                                                   extra_body=request)
                         content = resp.http_response.content
                 latency = time.monotonic() - t0
                 try:
@@ -305,7 +305,7 @@ class ChatClient:
                     raise InfrastructureError("client_error", f"HTTP {code}: {e.message}", attempt) from e
                 kind, msg = ("rate_limit" if code == 429 else "server_error"), str(e)
                 retry_after = parse_retry_after(e.response.headers, self.config.backoff_max_s)
-                if code == 429:
+                if code == 429 and ticket is not None:   # the call had its slot: the server answered
                     self.limit.overloaded(ticket, "the server answered HTTP 429 (too many requests)")
             except (openai.APITimeoutError, TimeoutError) as e:
                 kind, msg = "timeout", f"no response within {self.config.timeout_s}s ({type(e).__name__})"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import traceback
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import duckdb
 import typer
@@ -25,7 +25,7 @@ DbOption = Annotated[Path, typer.Option("--db", help="The DuckDB file to write o
                                                    "dataset directory that `mpcbench build --out` wrote).")]
 
 
-def fail(message: str, code: int = 1) -> None:
+def fail(message: str, code: int = 1) -> NoReturn:
     err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True, highlight=False)
     raise typer.Exit(code)
 

@@ -239,7 +239,7 @@ def sql(
     con = open_db(db_path)
     if interactive:
         shell(con, db_path, max_rows)
-    else:
+    elif query is not None:
         show_query(con, query, max_rows)
 
 

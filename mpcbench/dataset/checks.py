@@ -27,8 +27,8 @@ class World:
     shared_names: set[str] = field(default_factory=set)   # reported at people[i].name already
     policy_ids: set[str] = field(default_factory=set)
     project_ids: set[str] = field(default_factory=set)
-    # project_id -> [((ts, message_id), tag type, params, message_id, author_id)]
-    tags_by_project: dict[str, list] = field(default_factory=dict)
+    # project_id (None: a thread without one) -> [((ts, message_id), tag type, params, message_id, author_id)]
+    tags_by_project: dict[str | None, list] = field(default_factory=dict)
 
 
 class Checker:
@@ -143,7 +143,7 @@ class WorldChecker(Checker):
         self.unique([(f"policies[{i}].rules[{j}].rule_id", text_at(r, "rule_id"))
                      for i, p in policies for j, r in dict_items(p.get("rules"))], "rule_id")
         for i, policy in policies:
-            seen: dict[str, int] = {}
+            seen: dict[str | None, int] = {}   # rule type (None: a rule without one) -> its index
             name = short(text_at(policy, "policy_id"))
             for j, rule in dict_items(policy.get("rules")):
                 path, kind, params = f"policies[{i}].rules[{j}]", text_at(rule, "type"), rule.get("params")
@@ -232,15 +232,15 @@ class InstanceChecker(Checker):
     def check(self, world: World) -> None:
         d = self.data
         self.moment("now", text_at(d, "now"))
-        window = d.get("window") if isinstance(d.get("window"), dict) else {}
+        window = raw if isinstance(raw := d.get("window"), dict) else {}
         start = self.moment("window.start", text_at(window, "start"), "date")
         end = self.moment("window.end", text_at(window, "end"), "date")
         if start and end and end < start:
             self.error("window.end", f"{window['end']} is before window.start {window['start']}")
         self.known("project_id", text_at(d, "project_id"), world.project_ids, "project", world.world_id)
         for key in ("given", "requirements"):
-            part = d.get(key) if isinstance(d.get(key), dict) else {}
-            people = part.get("participants") if isinstance(part.get("participants"), list) else []
+            part = raw if isinstance(raw := d.get(key), dict) else {}
+            people = raw if isinstance(raw := part.get("participants"), list) else []
             for i, person_id in enumerate(people):
                 if isinstance(person_id, str):
                     self.known(f"{key}.participants[{i}]", person_id, world.person_ids, "person", world.world_id)

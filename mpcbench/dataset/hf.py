@@ -15,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+from polars.datatypes import DataType, DataTypeClass
 
 from .. import __version__
 from ..errors import UserError
@@ -23,13 +24,14 @@ from .rows import canonical_json, dump_instances, dump_world
 
 WORLD_LISTS = ("people", "events", "policies", "policy_docs", "projects", "threads", "rooms", "room_bookings")
 GOLD = pl.List(pl.Struct({"start": pl.String, "end": pl.String, "room_id": pl.String}))
-INSTANCE_SCHEMA = {
+INSTANCE_SCHEMA: dict[str, DataTypeClass | DataType] = {
     "instance_id": pl.String, "level": pl.Int64, "world_id": pl.String, "prompt": pl.String, "now": pl.String,
     "window_start": pl.String, "window_end": pl.String, "project_id": pl.String, "n": pl.Int64,
     "given": pl.String, "requirements": pl.String, "n_feasible": pl.Int64, "gold": GOLD,
 }
-WORLD_SCHEMA = {"world_id": pl.String, "level": pl.Int64, "seed": pl.Int64, "timezone": pl.String,
-                **{name: pl.String for name in WORLD_LISTS}}
+WORLD_SCHEMA: dict[str, DataTypeClass | DataType] = {
+    "world_id": pl.String, "level": pl.Int64, "seed": pl.Int64, "timezone": pl.String,
+    **{name: pl.String for name in WORLD_LISTS}}
 
 
 def instance_rows(con: duckdb.DuckDBPyConnection, level: int) -> list[dict]:

@@ -53,4 +53,6 @@ def _inline_refs(node: object, defs: dict) -> object:
 @cache
 def validator(name: str) -> jsonschema.Draft202012Validator:
     schema = load_schema(name)
-    return jsonschema.Draft202012Validator(_inline_refs(schema, schema.get("$defs", {})))
+    inlined = _inline_refs(schema, schema.get("$defs", {}))
+    assert isinstance(inlined, dict)   # an object with its refs inlined is an object
+    return jsonschema.Draft202012Validator(inlined)

@@ -12,6 +12,7 @@ import json
 
 import duckdb
 import polars as pl
+from polars.datatypes import DataType, DataTypeClass
 
 from ..timestamps import TIME_FORMAT, zone_offset_minutes
 
@@ -19,7 +20,7 @@ LEVEL2_KEYS = ("policy_docs", "projects", "threads")
 LEVEL3_KEYS = ("rooms", "room_bookings")
 LEVEL4_KEYS = ("series",)   # and each person's timezone and working_hours
 
-_SCHEMAS = {
+_SCHEMAS: dict[str, dict[str, type]] = {
     "worlds": {"world_id": str, "level": int, "seed": int, "timezone": str},
     "people": {"world_id": str, "person_id": str, "name": str, "email": str,
                "team": str, "title": str},
@@ -64,7 +65,8 @@ def canonical_json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
-_ARROW_TYPES = {str: pl.String, int: pl.Int64, bool: pl.Boolean, list: pl.List(pl.String)}
+_ARROW_TYPES: dict[type, DataTypeClass | DataType] = {
+    str: pl.String, int: pl.Int64, bool: pl.Boolean, list: pl.List(pl.String)}
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> None:
@@ -120,7 +122,7 @@ def level4_rows(world: dict) -> dict[str, list[tuple]]:
     """Level 4: people's zones and hours (the offset derived here) and the event series."""
     w = world["world_id"]
     zoned = [p for p in world["people"] if "timezone" in p]
-    first, last = horizon_days(world) if zoned else (None, None)
+    first, last = horizon_days(world) if zoned else (dt.date.min, dt.date.min)   # read only with zoned people
     return {
         "person_hours": [(w, p["person_id"], p["timezone"],
                           zone_offset_minutes(world["timezone"], p["timezone"], first, last),

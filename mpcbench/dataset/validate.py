@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 
@@ -83,6 +84,13 @@ class Doc:
     @property
     def where(self) -> str:
         return self.file if self.line is None else f"{self.file}:{self.line}"
+
+    @property
+    def record(self) -> dict:
+        """The document as a JSON object, as a schema-valid one is; TypeError for another value."""
+        if not isinstance(self.data, dict):
+            raise TypeError(f"{self.where} is not a JSON object")
+        return self.data
 
 
 class _DuplicateKey(ValueError):
@@ -158,18 +166,21 @@ def short(value: object, limit: int = 60) -> str:
 
 def _describe(error: jsonschema.ValidationError) -> str:
     """One schema error as a short sentence (never a dump of a whole object)."""
-    kind, expected, value = error.validator, error.validator_value, error.instance
+    kind = error.validator
+    expected: Any = error.validator_value     # the failed keyword's value in the schema
+    value: Any = error.instance               # the JSON value that failed
+    schema = error.schema if isinstance(error.schema, dict) else {}
     if kind == "required":
         missing = [key for key in expected if isinstance(value, dict) and key not in value]
         return f"missing key{'s' if len(missing) > 1 else ''} {', '.join(map(short, missing))}"
     if kind == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
+        allowed = sorted(schema.get("properties", {}))
         extra = sorted(set(value) - set(allowed))
         return f"unexpected key {', '.join(map(short, extra))} (allowed: {', '.join(allowed)})"
     if kind == "not" and expected == {}:
-        return f"not allowed here: {error.schema.get('description', 'this key is not allowed')}"
+        return f"not allowed here: {schema.get('description', 'this key is not allowed')}"
     if kind == "pattern":
-        return f"{short(value)} is not a {error.schema.get('title', 'match for ' + expected)}"
+        return f"{short(value)} is not a {schema.get('title', 'match for ' + expected)}"
     if kind == "type":
         wanted = " or ".join(expected) if isinstance(expected, list) else expected
         return f"{short(value)} is not of type {wanted}"

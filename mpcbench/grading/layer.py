@@ -33,8 +33,15 @@ MATERIALIZED = ("grading_source_reads", "grading_room_candidates", "grading_cand
 @cache
 def grading_inputs() -> tuple[str, ...]:
     """The input tables, as `00_inputs.sql` creates them."""
-    return tuple(statement.find(exp.Table).name for statement in sqlglot.parse(INPUTS.read_text(), read="duckdb")
+    return tuple(_created_table(statement) for statement in sqlglot.parse(INPUTS.read_text(), read="duckdb")
                  if isinstance(statement, exp.Create))
+
+
+def _created_table(statement: exp.Create) -> str:
+    table = statement.find(exp.Table)
+    if table is None:
+        raise ValueError(f"{INPUTS}: a create statement without a table: {statement.sql()}")
+    return table.name
 
 
 def create_grading(con: duckdb.DuckDBPyConnection, documented: bool = True) -> None:

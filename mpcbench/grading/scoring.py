@@ -31,7 +31,7 @@ import queue
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any, Iterator
 
 import duckdb
 
@@ -245,7 +245,9 @@ def _score(cur: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> Scored:
     """score_episodes on a cursor that holds the grading layer with empty input tables."""
     scored = [e for e in episodes if e.error is None]
     gold = _gold(cur, sorted({e.instance_id for e in scored}))
-    predictions, answer_rows, calls = [], [], []
+    predictions: list[dict[str, Any]] = []
+    answer_rows: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
     for e in scored:
         for call in e.tool_calls:
             calls.append({"instance_id": e.instance_id, "trial": e.trial, "turn": int(call.get("turn") or 1),
@@ -285,15 +287,15 @@ def _score(cur: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> Scored:
     coverage = {(r["instance_id"], r["trial"], r["turn"]): r
                 for r in db.records(cur.execute("select * from grading_source_coverage"))}
 
-    candidates = []
+    candidate_rows = []
     for p in predictions:
-        c = checked[(p["instance_id"], p["trial"], p["turn"], p["position"])]
-        violations = c["violations"]
-        candidates.append({
+        check = checked[(p["instance_id"], p["trial"], p["turn"], p["position"])]
+        violations = check["violations"]
+        candidate_rows.append({
             "instance_id": p["instance_id"], "trial": p["trial"], "turn": p["turn"], "position": p["position"],
             "start": p["start_text"], "room_id": p["room_id"], "raw": p["raw"], "problem": p["problem"],
-            "in_gold": bool(c["in_gold"]), "gold_rank": c["gold_rank"], "feasible": bool(c["feasible"]),
-            "is_duplicate": bool(c["is_duplicate"]),
+            "in_gold": bool(check["in_gold"]), "gold_rank": check["gold_rank"], "feasible": bool(check["feasible"]),
+            "is_duplicate": bool(check["is_duplicate"]),
             "violations": sorted({v["constraint_kind"] for v in violations}),
             "violation_sources": sorted({v["source"] for v in violations}),
             "violation_rows": [f"{v['constraint_kind']}:{v['constraint_id']}@{v['source_table']}.{v['source_row_id']}"
@@ -302,7 +304,7 @@ def _score(cur: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> Scored:
     answers = []
     for r in answer_rows:
         key = (r["instance_id"], r["trial"], r["turn"])
-        s: KeyScores = r.pop("scores")
+        s = r.pop("scores")
         cov = coverage.get(key, {})
         cause = primary.get(key) if not s.exact_match else None
         answers.append({
@@ -317,7 +319,7 @@ def _score(cur: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> Scored:
             "source_coverage": cov.get("source_coverage")})
     for f in failures:
         f["positions"] = list(f["positions"])
-    return Scored(answers, candidates, failures)
+    return Scored(answers, candidate_rows, failures)
 
 
 def cause_columns(cause: dict | None) -> dict:

@@ -135,7 +135,8 @@ def scripted(task: dict, backend: ToolBackend) -> Answer:
         if result.startswith("error:"):
             used.append(f"{step['tool']} failed ({result[7:80]})")
             continue
-        quoted = _lines(result, find_tool(step["tool"]).items)
+        tool = find_tool(step["tool"])   # one the backend has: the call succeeded
+        quoted = _lines(result, tool.items if tool else None)
         used.append(f"{step['tool']} ({len(quoted)} item{'s' if len(quoted) != 1 else ''})")
         lines += [f"From {step['tool']}:", *quoted, ""]
     body = "\n".join(lines).strip() or "The sources hold nothing on this."

@@ -16,7 +16,7 @@ Every function returns None where the statistic is undefined (too few values, no
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from typing import Sequence
 
 METRICS = ("nominal", "ordinal", "interval")
@@ -90,7 +90,7 @@ def krippendorff_alpha(units: Sequence[Sequence[float | None]], metric: str = "i
     Units with fewer than two values are not pairable and are left out."""
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {', '.join(METRICS)}")
-    coincidences: Counter = Counter()
+    coincidences: defaultdict[tuple[float, float], float] = defaultdict(float)   # fractional counts
     for unit in units:
         values = [v for v in unit if v is not None]
         m = len(values)
@@ -100,7 +100,7 @@ def krippendorff_alpha(units: Sequence[Sequence[float | None]], metric: str = "i
             for j, k in enumerate(values):
                 if i != j:
                     coincidences[(c, k)] += 1 / (m - 1)
-    totals: Counter = Counter()
+    totals: defaultdict[float, float] = defaultdict(float)
     for (c, _), count in coincidences.items():
         totals[c] += count
     n = sum(totals.values())

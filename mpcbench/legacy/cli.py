@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import polars as pl
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from .archive import load_json, load_task, model_config, task_path
 from .audit import AuditConfig, run_audit
@@ -43,7 +43,7 @@ Seed = Annotated[int | None, typer.Option(help="Seed sent to the model.")]
 MaxTokens = Annotated[int | None, typer.Option("--max-tokens", help="max_tokens per reply (default: not sent).")]
 
 
-def fail(message: str, code: int = 1) -> None:
+def fail(message: str, code: int = 1) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
 
@@ -60,13 +60,15 @@ def endpoint(models: list[str], cache: Path, base_url, api_key_env, replay, time
 
 class Bar(PipelineProgress):
     def __init__(self, bar: Progress, name: str):
-        self.bar, self.name, self.task = bar, name, None
+        self.bar, self.name = bar, name
+        self.task: TaskID | None = None
 
     def start(self, total: int) -> None:
         self.task = self.bar.add_task(self.name, total=total)
 
     def advance(self, what: str) -> None:
-        self.bar.update(self.task, advance=1, description=f"{self.name}: {what}")
+        if self.task is not None:   # started
+            self.bar.update(self.task, advance=1, description=f"{self.name}: {what}")
 
 
 def _bar() -> Progress:

@@ -105,7 +105,7 @@ async def _step(scenario_id: str, step: str, payload: dict, endpoint: Endpoint, 
         if data is not None:
             found = problems(data, step)
             problem = found[0] if found else None
-        if problem is None:
+        if data is not None and problem is None:
             return data
         messages = [*messages, {"role": "assistant", "content": text},
                     {"role": "user", "content": f"Your reply was rejected: {problem}. Reply again with the whole "

@@ -137,7 +137,7 @@ async def judge(judge_input: dict, judge_model: str, endpoint: Endpoint | None =
         if data is not None:
             found = problems(data, "judge_reply")
             problem = found[0] if found else None
-        if problem is None:
+        if data is not None and problem is None:
             return _outcome("ok", {axis: {"score": data[axis]["score"], "justification": data[axis]["justification"]}
                                    for axis in AXES}, attempt, None)
         messages += [{"role": "assistant", "content": text},

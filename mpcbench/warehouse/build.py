@@ -21,7 +21,7 @@ import queue
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import duckdb
 
@@ -34,6 +34,9 @@ from ..world.candidates import Candidate, draft_candidate, plan_threads, room_ne
 from ..world.config import WorldConfig, load_world_config, world_config_path
 from ..world.generate import generate_world
 from ..world.split import seed_hash, split_configs
+
+if TYPE_CHECKING:
+    from multiprocessing.queues import Queue
 
 MAX_CANDIDATES_PER_INSTANCE = 50
 # Candidates judged per round at most: DuckDB's memory grows with the round (every candidate's
@@ -169,7 +172,7 @@ def build_level(config: WorldConfig, wanted: int, progress: Progress | None = No
     room_needs = room_need_finder(world) if config.level >= 3 else None  # one cache for every round
     kept, stats = select_instances(config, world, wanted, room_needs, progress)
     if config.level >= 2:
-        kept = [write_threads(config, c.plan) for c in kept]   # judged on their tags alone (ThreadPlan)
+        kept = [write_threads(config, c.planned()) for c in kept]   # judged on their tags alone (ThreadPlan)
     final_world = dict(world)
     if config.level >= 2:
         final_world["projects"] = world["projects"] + [c.project for c in kept]
@@ -180,16 +183,19 @@ def build_level(config: WorldConfig, wanted: int, progress: Progress | None = No
     return LevelResult(config, final_world, instances, stats)
 
 
-_progress_queue = None   # in a worker process: where its progress events go
+_progress_queue: Queue | None = None   # in a worker process: where its progress events go
 
 
-def _start_worker(events) -> None:
+def _start_worker(events: Queue) -> None:
     global _progress_queue
     _progress_queue = events
 
 
 def _build_level_in_worker(config: WorldConfig, wanted: int) -> LevelResult:
-    return build_level(config, wanted, lambda *event: _progress_queue.put(event))
+    events = _progress_queue
+    if events is None:
+        raise RuntimeError("a build worker runs after _start_worker")
+    return build_level(config, wanted, lambda *event: events.put(event))
 
 
 def build_levels(configs: list[WorldConfig], instances: int | None, progress: Progress | None = None,
@@ -227,6 +233,8 @@ def build_info(configs: list[WorldConfig], split: str, secret: str | None) -> di
     info = {"mpcbench_version": __version__, "built_by": "mpcbench build",
             "levels": ",".join(str(c.level) for c in configs), "split": split}
     if split == "test":
+        if secret is None:
+            raise ValueError("a test split is built with its secret")
         info["split_seed_hash"] = seed_hash(secret)
     for c in configs:
         info[f"config_level{c.level}"] = Path(c.path).name

@@ -35,7 +35,7 @@ def run_checks(con: duckdb.DuckDBPyConnection) -> list[CheckResult]:
     results = []
     for path in sorted(CHECKS_DIR.glob("*.sql")):
         sql = path.read_text()
-        n_rows = con.execute(f"select count(*) from (\n{sql}\n)").fetchone()[0]
+        n_rows = db.value(con.execute(f"select count(*) from (\n{sql}\n)"))
         sample = db.records(con.execute(f"select * from (\n{sql}\n) limit 1")) if n_rows else []
         results.append(CheckResult(path.stem, db.view_docs(sql)[0], n_rows, sample[0] if sample else None))
     return results

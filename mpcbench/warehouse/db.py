@@ -24,6 +24,7 @@ import graphlib
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import sqlglot
@@ -68,7 +69,7 @@ def _parquet_view(con: duckdb.DuckDBPyConnection, name: str, glob: str) -> None:
     """Replace the table or view `name` by a view over Parquet files with its columns and types
     (the hive keys `level` and `part` become columns only where `name` has them)."""
     columns = [(c[0], c[1]) for c in con.execute(f"describe {name}").fetchall()]
-    kind = con.execute("select table_type from information_schema.tables where table_name = $1", [name]).fetchone()[0]
+    kind = value(con.execute("select table_type from information_schema.tables where table_name = $1", [name]))
     con.execute(f"drop {'view' if kind == 'VIEW' else 'table'} {name}")
     selects = ", ".join(f"cast({c} as {t}) as {c}" for c, t in columns)
     con.execute(f"create view {name} as select {selects} from read_parquet({quote_literal(glob)}, hive_partitioning = true)")
@@ -257,10 +258,10 @@ def _refresh_blocked_starts(con: duckdb.DuckDBPyConnection, definitions: dict[st
     then for those covered before too (blocked starts of lengths and margins no instance uses are
     never joined). After the first few rounds of a level every combination is covered."""
     margins = definitions["int_blocked_margins"]
-    covered = con.execute("select count(*) from duckdb_tables() where table_name = $1 and temporary",
-                          [_COVERED_MARGINS]).fetchone()[0]
+    covered = value(con.execute("select count(*) from duckdb_tables() where table_name = $1 and temporary",
+                                [_COVERED_MARGINS]))
     if covered:
-        missing = con.execute(f"select count(*) from (({margins}) except select * from {_COVERED_MARGINS})").fetchone()[0]
+        missing = value(con.execute(f"select count(*) from (({margins}) except select * from {_COVERED_MARGINS})"))
         if not missing:
             return
         margins = f"({margins}) union select * from {_COVERED_MARGINS}"
@@ -328,6 +329,18 @@ RAW_TABLES = (
 def query(con: duckdb.DuckDBPyConnection, name: str, **params) -> duckdb.DuckDBPyConnection:
     """Run the named query file `sql/queries/<name>.sql` with bound parameters."""
     return con.execute((SQL_DIR / "queries" / f"{name}.sql").read_text(), params)
+
+
+def value(cursor: duckdb.DuckDBPyConnection) -> Any:
+    """The first column of the one row a statement returns (an aggregate, a COPY's row count).
+
+    >>> value(connect(None).execute("select count(*) from range(3)"))
+    3
+    """
+    row = cursor.fetchone()
+    if row is None:
+        raise LookupError("the statement returned no row")
+    return row[0]
 
 
 def records(cursor: duckdb.DuckDBPyConnection) -> list[dict]:

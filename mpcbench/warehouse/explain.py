@@ -55,7 +55,7 @@ def explain(con: duckdb.DuckDBPyConnection, instance_id: str, starts: list[dt.da
     info["given"] = json.loads(info["given"])
     n_rejected = None
     asked = bool(starts)
-    if not asked:
+    if not starts:
         rows = db.query(con, "first_rejected_starts", instance_id=instance_id, limit=limit).fetchall()
         starts = [start for start, _ in rows]
         n_rejected = rows[0][1] if rows else 0

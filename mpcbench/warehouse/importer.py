@@ -118,7 +118,7 @@ def read_and_check(src: Path, problems: Problems) -> Source:
             for doc in read_jsonl(path, oracle_file(level), quiet):
                 check_schema(doc, "oracle", quiet)
                 if doc.valid:
-                    oracles[level][doc.data["instance_id"]] = doc.data
+                    oracles[level][doc.record["instance_id"]] = doc.record
         notes += [f"ignored (the oracle is recomputed): {line}" for line in quiet.lines]
     return Source(worlds, instances, oracles, notes)
 
@@ -152,13 +152,13 @@ def _load(con: duckdb.DuckDBPyConnection, src: Path, source: Source) -> list[Imp
     db.create_tables(con)
     db.create_views(con)
     for level, doc in sorted(source.worlds.items()):
-        load_dataset(con, [doc.data], [d.data for d in source.instances.get(level, [])])
+        load_dataset(con, [doc.record], [d.record for d in source.instances.get(level, [])])
     db.refresh(con)
     too_few = dict(con.execute("select level, count(*) filter (where not has_enough_feasible) "
                                "from oracle_summary group by level").fetchall())
     levels = []
     for level, doc in sorted(source.worlds.items()):
-        world = doc.data
+        world = doc.record
         count = len(source.instances.get(level, []))
         kept_too_few = too_few.get(level, 0)
         write_build_stats(con, level=level, world_id=world["world_id"], seed=world["seed"], instances=count,
@@ -173,7 +173,7 @@ def _load(con: duckdb.DuckDBPyConnection, src: Path, source: Source) -> list[Imp
     for lv in levels:
         info[f"source_level{lv.level}"] = world_file(lv.level)
         info[f"source_level{lv.level}_sha256"] = _sha256(src / world_file(lv.level))
-        info[f"seed_level{lv.level}"] = str(source.worlds[lv.level].data["seed"])
+        info[f"seed_level{lv.level}"] = str(source.worlds[lv.level].record["seed"])
     write_build_info(con, info)
     return levels
 

@@ -105,7 +105,7 @@ def judge_partition(config: WorldConfig, size: int, part: int, staging: Path,
         _clear_candidate_threads(con, [c.project["project_id"] for c in candidates if c.project])
         db.release(con)
         if config.level >= 2:
-            kept = [write_threads(config, c.plan) for c in kept]   # judged on their tags alone (ThreadPlan)
+            kept = [write_threads(config, c.planned()) for c in kept]   # judged on their tags alone (ThreadPlan)
         con.execute("use staging")
         db.create_tables(con)
         insert_rows(con, instance_rows([c.instance for c in kept]))
@@ -149,7 +149,8 @@ def finalize_partition(staging: Path, out_dir: Path, level: int, part: int, firs
             relative = part_path(table, level, part)
             target = Path(out_dir) / relative
             target.parent.mkdir(parents=True, exist_ok=True)
-            counts[relative] = con.execute(f"copy ({sql.format(table)}) to {db.quote_literal(str(target))} (format parquet)").fetchone()[0]
+            counts[relative] = db.value(con.execute(
+                f"copy ({sql.format(table)}) to {db.quote_literal(str(target))} (format parquet)"))
     finally:
         con.close()
     path.unlink()
@@ -168,8 +169,8 @@ def write_world(world: dict, out_dir: Path) -> dict[str, int]:
             relative = part_path(table, world["level"], 0, "world")
             target = Path(out_dir) / relative
             target.parent.mkdir(parents=True, exist_ok=True)
-            counts[relative] = con.execute(f"copy (select * from {table} order by rowid) to "
-                                           f"{db.quote_literal(str(target))} (format parquet)").fetchone()[0]
+            counts[relative] = db.value(con.execute(f"copy (select * from {table} order by rowid) to "
+                                                    f"{db.quote_literal(str(target))} (format parquet)"))
     finally:
         con.close()
     return counts

@@ -204,8 +204,8 @@ def _judge_and_write(pool, plans: list[LevelPlan], out: Path, staging: Path, siz
     while not all(p.done for p in plans) or judging or writing:
         while len(judging) < window:
             in_flight = {id(p): 0 for p in plans}
-            for plan in judging.values():
-                in_flight[id(plan)] += 1
+            for busy in judging.values():
+                in_flight[id(busy)] += 1
             plan = next((p for p in plans if p.needs_more(size, in_flight[id(p)])), None)
             if plan is None:
                 break
@@ -253,9 +253,9 @@ def _write_meta(out: Path, configs: list[WorldConfig], stats: list[dict], info: 
         counts = {}
         for table in META_TABLES:
             (out / meta_path(table)).parent.mkdir(parents=True, exist_ok=True)
-            counts[meta_path(table)] = con.execute(
+            counts[meta_path(table)] = db.value(con.execute(
                 f"copy (select * from {table} order by all) to {db.quote_literal(str(out / meta_path(table)))} "
-                "(format parquet)").fetchone()[0]
+                "(format parquet)"))
         return counts
     finally:
         con.close()

@@ -37,6 +37,12 @@ class Candidate:
     targets: list[dt.datetime] | None = None   # what the threads were aimed at (levels 2-3)
     plan: ThreadPlan | None = None             # a judged candidate's threads, not yet written
 
+    def planned(self) -> ThreadPlan:
+        """The threads planned for this judged candidate (levels 2 and up), to write."""
+        if self.plan is None:
+            raise ValueError(f"candidate {self.k} has no planned threads")
+        return self.plan
+
 
 def _window(config: WorldConfig, rng: random.Random) -> tuple[list[dt.date], dt.datetime]:
     length = between(rng, config.instance["window_days"])
@@ -228,9 +234,9 @@ def _room_requirement(config: WorldConfig, rng: random.Random, size: int, widest
 
 def _level3_requirement_tags(config: WorldConfig, rng: random.Random, world: dict,
                              participants: list[dict], duration: int, n: int, policy_id: str,
-                             tie_break: str, room: dict | None) -> list[list[tuple[str, dict, bool]]]:
+                             tie_break: str, room: dict | None) -> list[tuple[str, dict, bool]]:
     """The requirement tags in the order they are said; a revised kind is said twice."""
-    final = [
+    final: list[tuple[str, dict]] = [
         ("participants", {"people": [p["name"] for p in participants]}),
         ("duration", {"minutes": duration}),
         ("count", {"n": n}),
@@ -352,6 +358,9 @@ def plan_threads(config: WorldConfig, world: dict, draft: Candidate, targets: li
     """Decide the draft's threads: constraint tags aimed at the first N of `targets` (the first
     feasible starts without threads and rooms), and at level 3 the requirements, some said twice
     with a revision, with room needs that no room free at one of the answer's starts meets."""
+    if draft.project is None:
+        raise ValueError(f"candidate {draft.k} has no project: a level-1 candidate has no threads")
+    project = draft.project
     rng = seeded_rng(config, "threads", draft.k)
     level = config.level
     instance = {**draft.instance, "requirements": dict(draft.instance["requirements"])}
@@ -368,9 +377,12 @@ def plan_threads(config: WorldConfig, world: dict, draft: Candidate, targets: li
     clock = now - dt.timedelta(days=rng.randint(4, 9), minutes=rng.randint(0, 600))
     constraints = _thread_constraints(rng, level, window, participants, others, targets, n, duration)
     tagged = level < 4
-    messages = [(constraint_tag_message(rng, kind, params, name, tagged), kind, params, None)
-                for kind, params, name in constraints]
+    messages: list[tuple[str, str, dict, dict | None]] = [
+        (constraint_tag_message(rng, kind, params, name, tagged), kind, params, None)
+        for kind, params, name in constraints]
     if level >= 3:
+        if room_needs is None:
+            raise ValueError(f"a level-{level} candidate needs room_needs (room_need_finder)")
         # the rooms aim at a start the threads leave alone, so that both matter
         survivors = [t for t in targets
                      if not _killed_by_tags(t, t + dt.timedelta(minutes=duration), constraints, participants)]
@@ -382,10 +394,12 @@ def plan_threads(config: WorldConfig, world: dict, draft: Candidate, targets: li
         said = _level3_requirement_tags(config, rng, world, participants, duration, n,
                                         requirements["policy_id"], requirements["tie_break"], room)
         owner = prose.pick(rng, participants) if level == 4 else None
-        said_first = [(_requirement_message(rng, kind, params, False, tagged), kind, params, owner)
-                      for kind, params, revised in said if not revised]
-        revisions = [(_requirement_message(rng, kind, params, True, tagged), kind, params, owner)
-                     for kind, params, revised in said if revised]
+        said_first: list[tuple[str, str, dict, dict | None]] = [
+            (_requirement_message(rng, kind, params, False, tagged), kind, params, owner)
+            for kind, params, revised in said if not revised]
+        revisions: list[tuple[str, str, dict, dict | None]] = [
+            (_requirement_message(rng, kind, params, True, tagged), kind, params, owner)
+            for kind, params, revised in said if revised]
         if owner is not None:
             said_first.insert(0, (_requirement_message(rng, "owner", {"person_name": owner["name"]}, False),
                                   "owner", {"person_name": owner["name"]}, None))
@@ -395,7 +409,7 @@ def plan_threads(config: WorldConfig, world: dict, draft: Candidate, targets: li
         mixed = said_first[3:] + messages
         rng.shuffle(mixed)
         messages = said_first[:3] + mixed + revisions
-    return ThreadPlan(draft.k, instance, draft.project, targets, messages, authors, clock, rng.getstate())
+    return ThreadPlan(draft.k, instance, project, targets, messages, authors, clock, rng.getstate())
 
 
 def write_threads(config: WorldConfig, plan: ThreadPlan) -> Candidate:

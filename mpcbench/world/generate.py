@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import level4, prose
 from ..timestamps import timestamp_text
@@ -77,7 +79,7 @@ def _events(config: WorldConfig, rng: random.Random, people: list[dict]) -> list
     cal = config.calendar
     statuses = list(cal["status_weights"])
     weights = [cal["status_weights"][s] for s in statuses]
-    events = []
+    events: list[dict] = []
     key = id_key(config, "event")
     for person in people:
         for day in horizon(config):
@@ -144,7 +146,7 @@ def _policy_docs(config: WorldConfig, rng: random.Random, policies: list[dict]) 
 
 def _rooms(config: WorldConfig, rng: random.Random) -> tuple[list[dict], list[dict]]:
     spec = config.rooms
-    rooms = []
+    rooms: list[dict] = []
     used = set()
     while len(rooms) < spec["count"]:
         building = prose.pick(rng, spec["buildings"])
@@ -206,7 +208,7 @@ class ThreadWriter:
         self.next_thread += 1
         return thread
 
-    def say(self, thread: dict, text: str, tags: list[tuple[str, dict]] = (),
+    def say(self, thread: dict, text: str, tags: Sequence[tuple[str, dict]] = (),
             rng: random.Random | None = None, author: dict | None = None) -> None:
         """Add a message some working minutes after the last one, by `author` or by one of the
         authors the message is not about (nobody announces their own absence)."""
@@ -290,7 +292,8 @@ def random_range(rng: random.Random, day: dt.date) -> tuple[dt.datetime, dt.date
 
 def _noise_projects(config: WorldConfig, rng: random.Random, people: list[dict]) -> tuple[list[dict], list[dict]]:
     """Projects no instance asks about; their threads carry tags that must not be applied."""
-    projects, threads = [], []
+    projects: list[dict] = []
+    threads: list[dict] = []
     days = horizon(config)
     for i in range(config.noise.get("noise_projects", 0)):
         project_id = f"PRJ-{opaque_id(id_key(config, 'project'), NOISE_PROJECT_BASE + i)}"
@@ -312,7 +315,7 @@ def _noise_projects(config: WorldConfig, rng: random.Random, people: list[dict])
 def generate_world(config: WorldConfig) -> dict:
     rng = seeded_rng(config, "world")
     people = _people(config, rng)
-    world = {
+    world: dict[str, Any] = {
         "world_id": config.world_id,
         "level": config.level,
         "seed": config.seed,

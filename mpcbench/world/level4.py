@@ -56,7 +56,7 @@ def event_series(config, people: list[dict], days: list[dt.date]) -> list[dict]:
     rng = _rng(config, "series")
     key = id_key(config, "series")
     weeks = len(days) // 7
-    found = []
+    found: list[dict] = []
     for person in people:
         for _ in range(rng.randint(*spec["per_person"])):
             first_day = days[rng.randint(0, 4)]                      # a weekday of the first week

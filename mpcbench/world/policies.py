@@ -22,6 +22,7 @@ them. Policy ids are a keyed permutation of the index (ids.py) and carry no mean
 from __future__ import annotations
 
 import random
+from typing import Any, TypeGuard
 
 from . import prose
 from .ids import id_key, opaque_id
@@ -39,7 +40,7 @@ def _clock(minutes: int) -> str:
     return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
-def _is_range(value: object, size: tuple[int, ...] = (2, 3)) -> bool:
+def _is_range(value: object, size: tuple[int, ...] = (2, 3)) -> TypeGuard[list[Any]]:
     return isinstance(value, list) and len(value) in size
 
 
@@ -60,7 +61,7 @@ def _kind_problems(name: str, spec: object) -> list[str]:
     """What is wrong with one kind's entry of the table."""
     if not isinstance(spec, dict):
         return [f"{name} must be a table"]
-    params = kind(name).params
+    params = kind(name).rule_params
     problems = []
     allowed = {"share"}
     if name == "working_hours":
@@ -80,14 +81,13 @@ def _kind_problems(name: str, spec: object) -> list[str]:
         length = _check_int_range(f"{name}.minutes", spec.get("minutes"), 1, 1439)
         if length:
             problems.append(length)
-        elif not problems and _minutes(start[1]) + spec["minutes"][1] > 1439:
+        elif not problems and _minutes(spec["start"][1]) + spec["minutes"][1] > 1439:
             problems.append(f"{name}: the latest start plus the longest length must end by 23:59")
     else:
         for p in params:
             allowed.add(p.name)
             if p.type == "integer":
-                problem = _check_int_range(f"{name}.{p.name}", spec.get(p.name), p.minimum,
-                                           p.maximum if p.maximum is not None else 2147483647)
+                problem = _check_int_range(f"{name}.{p.name}", spec.get(p.name), *p.bounds)
                 if problem:
                     problems.append(problem)
             elif p.type == "weekdays":
@@ -131,8 +131,8 @@ def check_distribution(table: object) -> list[str]:
 
 
 def _draw_int(rng: random.Random, bounds: list[int]) -> int:
-    low, high, *step = bounds
-    step = step[0] if step else 1
+    low, high, *steps = bounds
+    step = steps[0] if steps else 1
     return low + step * rng.randint(0, (high - low) // step)
 
 
@@ -144,14 +144,14 @@ def _draw_span(rng: random.Random, spec: dict) -> tuple[int, int]:
 
 def _draw_params(rng: random.Random, name: str, spec: dict, hours: tuple[int, int] | None) -> dict | None:
     """One rule's params; None when no blackout fits inside the working hours."""
-    params = kind(name).params
+    params = kind(name).rule_params
     if _is_span(params):
         for _ in range(BLACKOUT_TRIES if hours else 1):
             start, end = _draw_span(rng, spec)
             if hours is None or hours[0] < start and end < hours[1]:
                 return {"start": _clock(start), "end": _clock(end)}
         return None
-    drawn = {}
+    drawn: dict[str, int | list[str]] = {}
     for p in params:
         if p.type == "integer":
             drawn[p.name] = _draw_int(rng, spec[p.name])
