@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 import re
+from collections.abc import Iterator
 
 from ..episode.environment import Environment
 from .scripted import DAY, GRID, OfflineAgent, Reader, overlaps, parse_markdown_table, read_prompt
@@ -27,7 +28,7 @@ DEFAULT_N = 3
 NO_ROOM = "unknown"
 
 
-def grid_starts(days: list[dt.date]):
+def grid_starts(days: list[dt.date]) -> Iterator[dt.datetime]:
     for day in days:
         start = dt.datetime.combine(day, dt.time(0, 0))
         while start.date() == day:
@@ -40,7 +41,7 @@ class CalendarOnlyAgent(OfflineAgent):
     as wrong and moves on to the next free ones (feedback that names none changes nothing)."""
     name = "calendar-only"
 
-    def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str]]:
+    def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str | None]]:
         if feedback is None:
             task = read_prompt(env.request, env.level)
             read = Reader(env)
@@ -51,7 +52,7 @@ class CalendarOnlyAgent(OfflineAgent):
             self.ruled_out |= named_starts(feedback)
         task = self.task
         duration = dt.timedelta(minutes=task.duration_min or DEFAULT_DURATION_MIN)
-        found = []
+        found: list[tuple[dt.datetime, str | None]] = []
         for start in grid_starts(task.days()):
             end = start + duration
             opens, closes = (dt.datetime.combine(start.date(), t) for t in OFFICE_HOURS)
@@ -74,7 +75,7 @@ class RandomAgent(OfflineAgent):
     def __init__(self, seed: int = 0):
         self.seed = seed
 
-    def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str]]:
+    def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str | None]]:
         if feedback is None:
             task = read_prompt(env.request, env.level)
             rng = random.Random(f"{self.seed}/{env.instance_id}")
@@ -83,5 +84,5 @@ class RandomAgent(OfflineAgent):
             rooms = [NO_ROOM]
             if env.level >= 3:
                 rooms = [row["room_id"] for row in parse_markdown_table(Reader(env).text("list_rooms"))] or rooms
-            self.found = [(start, rng.choice(rooms)) for start in chosen]
+            self.found: list[tuple[dt.datetime, str | None]] = [(start, rng.choice(rooms)) for start in chosen]
         return self.found

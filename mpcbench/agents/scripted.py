@@ -240,7 +240,9 @@ class Reader:
 
 def parse_transcript_tags(text: str) -> list[tuple[tuple[dt.datetime, str], str, dict]]:
     """Tags of a read_thread page, each with its message's (time, id)."""
-    found, key, body = [], None, []
+    found: list[tuple[tuple[dt.datetime, str], str, dict]] = []
+    key: tuple[dt.datetime, str] | None = None
+    body: list[str] = []
 
     def flush():
         if key is not None:
@@ -326,6 +328,7 @@ def is_feasible(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) 
             if WEEKDAYS[day.weekday()] in p["weekdays"]:
                 return False
         elif kind == "min_notice":
+            assert task.now is not None  # check_task
             if start < task.now + dt.timedelta(hours=int(p["hours"])):
                 return False
         elif kind == "max_meetings_per_day":
@@ -340,8 +343,10 @@ def is_feasible(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) 
             raise ValueError(f"unknown rule type {kind!r}")
     if any(overlaps(start, end, b_start, b_end) for b_start, b_end in every_busy):
         return False
-    if any(not within_hours(task.zone, start, end, hours) for hours in src.hours.values()):
-        return False
+    if src.hours:  # level 4 only, where plan has checked the zone
+        assert task.zone is not None
+        if any(not within_hours(task.zone, start, end, hours) for hours in src.hours.values()):
+            return False
     for kind, p in src.tags:
         if kind == "deadline" and end > when(p["end_by"]):
             return False
@@ -402,8 +407,9 @@ def choose_room(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) 
 
 def solve(task: Task, src: Sources) -> list[tuple[dt.datetime, str | None]]:
     """The first N feasible (start, room) pairs, earliest first."""
+    assert task.duration_min is not None  # check_task
     duration = dt.timedelta(minutes=task.duration_min)
-    found = []
+    found: list[tuple[dt.datetime, str | None]] = []
     for day in task.days():
         start = dt.datetime.combine(day, dt.time(0, 0))
         while start.date() == day:
@@ -453,6 +459,7 @@ def plan(env: Environment, hidden: Hidden | None = None) -> list[tuple[dt.dateti
         task.tie_break = need.get("tie_break", {}).get("rule", "room_id")
         task.room_need = need.get("room")
     check_task(task)
+    assert task.policy_id is not None  # check_task
     if env.level == 1:
         rules = read.policy_json(task.policy_id)
     elif env.level == 4:   # the handbook states the rules in prose only: the hidden path
@@ -476,7 +483,7 @@ def plan(env: Environment, hidden: Hidden | None = None) -> list[tuple[dt.dateti
 def submission(level: int, found: list[tuple[dt.datetime, str | None]]) -> dict:
     items = []
     for start, room in found:
-        item = {"start": start.strftime("%Y-%m-%dT%H:%M")}
+        item: dict[str, str | None] = {"start": start.strftime("%Y-%m-%dT%H:%M")}
         if level >= 3:
             item["room_id"] = room
         items.append(item)

@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
 from rich.table import Table
 
 from ..episode.engine import is_harness_error
@@ -26,7 +27,8 @@ class BarProgress(EvalProgress):
     """A rich progress bar with the running mean F1, EM and error counts."""
 
     def __init__(self, bar: Progress, name: str = "eval"):
-        self.bar, self.task, self.name = bar, None, name
+        self.bar, self.name = bar, name
+        self.task: TaskID | None = None
         self.f1: list[float] = []
         self.em = self.infra = self.harness = self.parse = 0
 
@@ -45,6 +47,7 @@ class BarProgress(EvalProgress):
         mean = sum(self.f1) / len(self.f1) if self.f1 else 0.0
         stats = (f"F1 {mean:.2f} · EM {self.em}/{len(self.f1)} · parse failures {self.parse} · "
                  f"infra errors {self.infra}" + (f" · [red]harness errors {self.harness}[/red]" if self.harness else ""))
+        assert self.task is not None  # the runner calls start() before any episode
         self.bar.update(self.task, advance=1, stats=stats)
 
     def note(self, message: str) -> None:
@@ -77,8 +80,7 @@ NOT_CONFIG = {"ablation", "ablation_code", "resume", "retry_errors", "overwrite"
 def given_options(ctx: typer.Context) -> frozenset[str]:
     """The EvalConfig fields the user set on the command line (not left at their defaults)."""
     return frozenset(CONFIG_FIELDS.get(name, name) for name in ctx.params if name not in NOT_CONFIG
-                     and ctx.get_parameter_source(name) is not None
-                     and ctx.get_parameter_source(name).name == "COMMANDLINE")
+                     and (source := ctx.get_parameter_source(name)) is not None and source.name == "COMMANDLINE")
 
 
 def eval_command(

@@ -46,6 +46,7 @@ def source_calls(env: DataTools) -> list[tuple[str, dict]]:
     """The first call of every section, in prompt order (paging adds the later pages)."""
     instance = env.con.execute("select window_start, window_end, project_id from instances where instance_id = $id",
                                {"id": env.instance_id}).fetchone()
+    assert instance is not None  # DataTools.__init__ found it
     first, last = (str(instance[0] - DAY), str(instance[1] + DAY))
     people = _ids(env, "select person_id from people where world_id = $world_id order by person_id")
     calendar = "get_busy_intervals" if env.level == 1 else "list_events"

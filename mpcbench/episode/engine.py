@@ -43,7 +43,7 @@ import json
 import time
 import traceback
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..llm import InfrastructureError
 from .answers import SUBMIT_TOOL_NAME, ParsedAnswer, parse_submission, parse_text_answer
@@ -51,6 +51,9 @@ from .codecs import Action, Budget, Codec, codec_for
 from .contract import AgentOutput, ToolCall
 from .environment import Environment, sent_text
 from .tools import HiddenFacts
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs  # typing.TypeIs is Python 3.13+; only annotations use it
 
 HARNESS_ERROR = "harness_error"
 JOURNAL_VERSION = 1
@@ -107,6 +110,11 @@ class ProgramPolicy:
         before = len(view.env.trace)
         arguments = await asyncio.to_thread(self.program.submission, view.env, view.feedback, view.hidden)
         return Reply(view.codec.submission(arguments), steps=len(view.env.trace) - before, final=True)
+
+
+def is_policy(agent: Policy | Program) -> TypeIs[Policy]:
+    """A policy replies; a program (no `reply`) computes a submission."""
+    return hasattr(agent, "reply")
 
 
 class Feedback(Protocol):
@@ -234,7 +242,7 @@ def is_harness_error(error: str | None) -> bool:
 async def play(agent: Policy | Program, env: Environment, *, protocol: str = "native", max_steps: int = 30,
                max_turns: int = 1, feedback: Feedback | None = None, hidden: HiddenFacts | None = None) -> Episode:
     """Play one episode of a policy (or a program) on an open environment; the played episode."""
-    policy = agent if hasattr(agent, "reply") else ProgramPolicy(agent)  # type: ignore[arg-type]
+    policy: Policy = agent if is_policy(agent) else ProgramPolicy(agent)
     episode = Episode(env, policy, codec_for(protocol), max_steps=max_steps, max_turns=max_turns, feedback=feedback,
                       hidden=hidden)
     await episode.play()

@@ -70,10 +70,11 @@ class DataTools:
                                f"{str(exc).splitlines()[0]}") from exc
         if not result.rows:
             if tool.paging == "page" and result.total:  # paged past the end
+                assert tool.page_size is not None  # toolfiles requires one of a tool with a page param
                 pages = page_count(result.total, tool.page_size)
                 raise ToolError(f"{args[tool.params[0].name]} has {plural(pages, 'page')}; "
                                 f"page {args['page']} does not exist")
-            if tool.not_found and not (tool.exists_sql and self._exists(tool, args)):
+            if tool.not_found and not (tool.exists_sql and self._exists(tool.exists_sql, args)):
                 raise ToolError(tool.not_found.format(
                     **{k: short_value(v) if isinstance(v, str) else v for k, v in args.items()}))
         try:
@@ -99,10 +100,10 @@ class DataTools:
         first = self._execute(tool.sql, {**binds, **start}, tool.binds)  # how many are there?
         return Result(rows, first[0]["total"] if first else 0)
 
-    def _exists(self, tool: Tool, args: dict) -> bool:
+    def _exists(self, sql: str, args: dict) -> bool:
         binds = {"world_id": self.world_id, **args}
-        used = frozenset(PLACEHOLDER.findall(tool.exists_sql))
-        return bool(self._execute(tool.exists_sql, binds, used))
+        used = frozenset(PLACEHOLDER.findall(sql))
+        return bool(self._execute(sql, binds, used))
 
     def close(self) -> None:
         self.con.close()

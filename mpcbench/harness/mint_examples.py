@@ -105,8 +105,10 @@ def run_cells(con: duckdb.DuckDBPyConnection, instance_id: str, cells: list[str]
 
 def record_example(con: duckdb.DuckDBPyConnection, instance_id: str) -> dict:
     """One instance's trajectory as the prompt shows it."""
-    level, prompt = con.execute("select level, prompt from instances where instance_id = $id",
-                                {"id": instance_id}).fetchone()
+    row = con.execute("select level, prompt from instances where instance_id = $id", {"id": instance_id}).fetchone()
+    if row is None:
+        raise KeyError(f"no instance {instance_id!r} in the database")
+    level, prompt = row
     calls, solution = solve_in_sandbox(con, instance_id)
     cells = [cell for call in calls for cell in call_cells(call)]
     outputs = run_cells(con, instance_id, [code for _, code in cells])

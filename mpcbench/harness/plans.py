@@ -47,6 +47,20 @@ def endpoint_config(config: EvalConfig, model: str) -> EndpointConfig:
                           backoff_base_s=config.backoff_base_s, backoff_max_s=config.backoff_max_s)
 
 
+def required_model(config: EvalConfig) -> str:
+    """The openai agent's model (EvalConfig.validate refuses the agent without one)."""
+    if not config.model:
+        raise UserError("--agent openai needs --model")
+    return config.model
+
+
+def replay_dir(config: EvalConfig) -> Path:
+    """The recorded run a replay reads (EvalConfig.validate refuses the agent without one)."""
+    if not config.replay_from:
+        raise UserError("--agent replay needs --from RUN_DIR")
+    return Path(config.replay_from)
+
+
 def chat_client(config: EvalConfig, model: str, cache_path: Path, *, replay_only: bool = False,
                 limit: AdaptiveLimit | None = None):
     """A client for `model` on the run's endpoint, with its retry options, a response cache and
@@ -58,7 +72,8 @@ def chat_client(config: EvalConfig, model: str, cache_path: Path, *, replay_only
 def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = False, agent: str = "openai",
                  limit: AdaptiveLimit | None = None) -> AgentPlan:
 
-    client = chat_client(config, config.model, cache_path, replay_only=replay_only, limit=limit)
+    model = required_model(config)
+    client = chat_client(config, model, cache_path, replay_only=replay_only, limit=limit)
 
     def make(instance_id: str, trial: int):
         seed = None if config.seed is None else config.seed + trial - 1
@@ -67,7 +82,7 @@ def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = Fa
                                max_tokens=config.max_tokens)
         return ChatPolicy(client, options)
 
-    return AgentPlan(make, False, agent, config.model, close=client.aclose, limit=limit)
+    return AgentPlan(make, False, agent, model, close=client.aclose, limit=limit)
 
 
 def agent_plan(config: EvalConfig, run_dir: Path, limit: AdaptiveLimit | None = None) -> AgentPlan:
@@ -81,7 +96,7 @@ def agent_plan(config: EvalConfig, run_dir: Path, limit: AdaptiveLimit | None = 
         return AgentPlan(lambda instance_id, trial: ProgramPolicy(make_agent(config.agent,
                                                                              (config.seed or 0) + trial - 1)),
                          True, config.agent, None)
-    source_dir = Path(config.replay_from)
+    source_dir = replay_dir(config)
     if not (source_dir / RUN_JSON).is_file():
         raise UserError(f"--from {source_dir}: not a run directory (no run.json there)")
     try:
@@ -109,7 +124,7 @@ def preflight(config: EvalConfig) -> ServerInfo:
         raise UserError(f"--agent openai reads its key from ${config.api_key_env}, which is not set (set it, or "
                         "name another variable with --api-key-env; any value for an endpoint without auth)", 2)
     try:
-        return asyncio.run(probe_endpoint(endpoint_config(config, config.model)))
+        return asyncio.run(probe_endpoint(endpoint_config(config, required_model(config))))
     except InfrastructureError as e:
         raise UserError(f"{e.message}; check --base-url (nothing was run)", 2) from None
 
@@ -118,7 +133,7 @@ def concurrency_limit(config: EvalConfig, server: ServerInfo | None,
                       note: Callable[[str], None]) -> AdaptiveLimit:
     """The run's limit on model calls in flight: --concurrency, capped to the server's slots."""
     slots = server.slots if server else None
-    if slots and slots < config.concurrency:
+    if server and slots and slots < config.concurrency:
         note(f"the server at {server.url} serves {slots} request(s) at a time ({server.slots_from}): "
              f"model calls run {slots} at a time, not {config.concurrency} (give the server more slots, "
              f"e.g. llama-server --parallel N, or pass --concurrency {slots})")
@@ -130,7 +145,7 @@ REPLAYED = ("mode", "protocol", "code_timeout_s", "max_turns", "feedback", "feed
 
 def replayed_protocol(config: EvalConfig) -> EvalConfig:
     """A replay runs the recorded run's mode, turns and feedback (they shape its conversations)."""
-    path = Path(config.replay_from) / RUN_JSON
+    path = replay_dir(config) / RUN_JSON
     try:
         saved = (json.loads(path.read_text()).get("options") or {}) if path.exists() else {}
     except (ValueError, AttributeError) as e:

@@ -34,6 +34,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
 from ..episode.answers import answer_from_record
@@ -182,7 +183,7 @@ def write_run_meta(con, config: EvalConfig, run_dir: Path, *, agent: str, model:
     A resume keeps the saved metadata and refuses a build whose content differs."""
     saved_path = run_dir / RUN_JSON
     content_hash = build_content_hash(con)
-    meta = read_run_json(saved_path) if resume else {
+    meta: dict[str, Any] = read_run_json(saved_path) if resume else {
         "run_id": run_dir.name, "created_at": dt.datetime.now().isoformat(timespec="seconds"),
         "benchmark_version": __version__, "grader_version": GRADER_VERSION}
     if resume and meta.get("build", {}).get("content_sha256") not in (None, content_hash):
@@ -295,6 +296,8 @@ def make_feedback(con, config: EvalConfig, run_dir: Path, replay_of: Path | None
     replayed from the recorded run's cache)."""
     client = None
     if config.feedback == "llm":
+        if not config.feedback_model:  # EvalConfig.validate refuses it too
+            raise UserError("--feedback llm needs --feedback-model (a model on the same endpoint)")
         client = chat_client(config, config.feedback_model, (replay_of or run_dir) / FEEDBACK_CACHE,
                              replay_only=replay_of is not None, limit=limit)
     return FeedbackGiver(con, config.feedback, config.feedback_detail, client, grader=grader)

@@ -152,8 +152,9 @@ class ExternalRun:
 def open_external_run(config: EvalConfig) -> ExternalRun:
     """Start the run in `config.out` (default build/runs/<run_id>), or continue the run already
     there when it has the same selection of instances."""
-    resume = bool(config.out) and (Path(config.out) / RUN_JSON).exists()
-    if resume:
+    resume = False
+    if config.out and (Path(config.out) / RUN_JSON).exists():
+        resume = True
         saved = json.loads((Path(config.out) / RUN_JSON).read_text()).get("options") or {}
         wanted = config.public()
         differ = [k for k in _SELECTION if json.dumps(saved.get(k)) != json.dumps(wanted.get(k))]

@@ -91,7 +91,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
                       for r in records for a in r.get("answers") or []}
     turns = [{"run_id": run_id, **a, "feedback_text": feedback_after.get((a["instance_id"], a["trial"], a["turn"]))}
              for a in scored.answers]
-    solved = {}
+    solved: dict[tuple[str, int], int] = {}   # (instance, trial) -> the first turn with an exact match
     for a in scored.answers:
         if a["exact_match"]:
             solved.setdefault((a["instance_id"], a["trial"]), a["turn"])

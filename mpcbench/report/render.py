@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,7 +46,10 @@ class Link:
         return self.text
 
 
-def md_table(header: list[str], body: list[list[str]]) -> str:
+Cell = str | Link  # a table cell: text, or a link to a file of the report
+
+
+def md_table(header: list[str], body: Sequence[Sequence[Cell]]) -> str:
     if not body:
         return "_none_\n"
     esc = lambda s: f"[{s.text}]({s.href})" if isinstance(s, Link) else str(s).replace("|", "\\|")  # noqa: E731
@@ -54,7 +58,7 @@ def md_table(header: list[str], body: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def html_table(header: list[str], body: list[list[str]]) -> str:
+def html_table(header: list[str], body: Sequence[Sequence[Cell]]) -> str:
     if not body:
         return "<p><em>none</em></p>"
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
@@ -77,7 +81,7 @@ details{margin:.4em 0}summary{cursor:pointer}.note{color:#555;font-size:13px}.ba
 class Section:
     title: str
     header: list[str]
-    body: list[list[str]]
+    body: Sequence[Sequence[Cell]]
     note: str | None = None
     image: tuple[str, str] | None = None              # (PNG file in the report directory, alt text)
     sentences: list[str] = field(default_factory=list)  # after the table

@@ -108,11 +108,11 @@ def results_table(groups: list[Group]) -> tuple[list[str], list[list[str]], list
         top = sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
         cause_text = "; ".join(f"{c} {n / len(scored):.0%}" for c, n in top) or "—"
         mean_f1 = mean(f1)
-        stats.append({"level": g.level, "label": g.label, "mean_f1": mean_f1, "ci": ci,
-                      "em_rate": mean([float(r["exact_match"]) for r in scored])})
+        em_rate = mean([float(r["exact_match"]) for r in scored])
+        stats.append({"level": g.level, "label": g.label, "mean_f1": mean_f1, "ci": ci, "em_rate": em_rate})
         body.append([f"Level {g.level}", g.label, _episodes(g),
                      f"{_num(mean_f1)} [{_num(ci[0])}, {_num(ci[1])}]" if ci else "—",
-                     _pct(stats[-1]["em_rate"]), _pct(mean([float(r["first_correct"]) for r in scored])),
+                     _pct(em_rate), _pct(mean([float(r["first_correct"]) for r in scored])),
                      _num(mean([r["ndcg"] for r in scored])),
                      str(sum(1 for r in scored if not r["parse_ok"])),
                      # runs scored before grader version 2 have no over_submitted column: "—"
@@ -232,7 +232,8 @@ def turns_table(groups: list[Group]) -> tuple[list[str], list[list[str]], dict]:
         else:  # no turns table: only a single-turn run's F1 is known
             f1 = [mean([r["f1"] for r in scored])] if k_run == 1 else [None] * k_run
         pad = [None] * (budget - k_run)
-        gain = None if not scored else success[-1] - success[0]
+        first, last = success[0], success[-1]  # None only when nothing was scored
+        gain = None if first is None or last is None else last - first
         curves[(g.level, g.label)] = success
         body.append([f"Level {g.level}", g.label, g.run.mode, g.run.feedback, str(k_run), _episodes(g)]
                     + [_pct(x) for x in success + pad] + ["—" if gain is None else f"{100 * gain:+.0f} pts"]
