@@ -277,10 +277,10 @@ def person_with_every_status(con, world_id, first_day, last_day) -> str:
 
 def test_level_1_busy_intervals_leave_out_cancelled_events(con, env1):
     first_day, last_day = "2026-03-02", "2026-04-01"
-    person = person_with_every_status(con, env1.world_id, first_day, last_day)
+    person = person_with_every_status(con, env1.data.world_id, first_day, last_day)
     busy = call_json(env1, "get_busy_intervals", person_id=person, start_date=first_day, end_date=last_day)["busy"]
-    assert busy == blocking(con, env1.world_id, person, first_day, last_day, "confirmed", "tentative")
-    assert blocking(con, env1.world_id, person, first_day, last_day, "cancelled")  # there were some to leave out
+    assert busy == blocking(con, env1.data.world_id, person, first_day, last_day, "confirmed", "tentative")
+    assert blocking(con, env1.data.world_id, person, first_day, last_day, "cancelled")  # there were some to leave out
 
 
 @pytest.mark.parametrize("level, first_day, last_day", [(2, "2026-03-02", "2026-04-01"),
@@ -290,12 +290,12 @@ def test_from_level_2_the_calendar_shows_every_event_with_its_status(con, first,
     """Applying the status rule (cancelled events do not block) is the agent's job from level 2 on:
     the busy-interval tool, which applies it, is not offered there."""
     with Environment(con, first[level]) as env:
-        person = person_with_every_status(con, env.world_id, first_day, last_day)
+        person = person_with_every_status(con, env.data.world_id, first_day, last_day)
         events = all_events(env, person, first_day, last_day)
         assert {e["status"] for e in events} == {"confirmed", "tentative", "cancelled"}
         every = [{"start": e["start"], "end": e["end"]} for e in events]
         assert sorted(every, key=lambda e: (e["start"], e["end"])) == \
-            blocking(con, env.world_id, person, first_day, last_day, "confirmed", "tentative", "cancelled")
+            blocking(con, env.data.world_id, person, first_day, last_day, "confirmed", "tentative", "cancelled")
         assert env.call("get_busy_intervals", {"person_id": person, "start_date": first_day,
                                                "end_date": last_day}).startswith("error: there is no tool named")
 

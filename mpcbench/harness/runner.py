@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import gc
-import json
 import re
 import shutil
 import time
