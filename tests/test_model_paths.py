@@ -17,7 +17,8 @@ import pytest
 from evalkit import GoldModel
 from fake_openai import FakeOpenAI
 from mpcbench.episode.codecs import codec_for
-from mpcbench.episode.environment import Environment, make_mode
+from mpcbench.episode.environment import Environment
+from mpcbench.episode.modes import make_mode
 from mpcbench.episode.toolfiles import catalog
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.runner import run_eval

@@ -14,7 +14,7 @@ tool_calls.parquet stores it). Nothing else: the level-4 hidden facts are not pa
 
 The modes are strategies of this one class, not wrappers: each says what the prompt holds, which
 tools are offered, what a call does and what closing releases (`ToolsMode`, `ContextMode` in
-`episode.context`, `CodeMode` in `episode.code`). Every mode reads the same data tools and traces
+`episode.context`, `CodeMode` in `episode.code`; `episode.modes.make_mode` by name). Every mode reads the same data tools and traces
 their calls the same way. A call the agent can fix gives an `error: ...` text (traced with its
 error); a failure of ours raises `HarnessError` out of `call` and ends the episode.
 """
@@ -28,13 +28,9 @@ from typing import Protocol
 import duckdb
 
 from ..errors import HarnessError
-from .code import CodeMode
-from .context import ContextMode
 from .contract import ToolCall, ToolSpec
 from .toolfiles import ToolError
 from .tools import DataTools
-
-MODES = ("tools", "context", "code")
 
 
 class Mode(Protocol):
@@ -127,18 +123,6 @@ class Environment:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def make_mode(name: str, *, code_timeout_s: float = 30.0, answer_calls: bool = False) -> Mode:
-    """A mode by name (`--mode`); `answer_calls`: context mode still answers tool calls (the offline
-    agents, which are programs, not readers)."""
-    if name == "context":
-        return ContextMode(answer_calls=answer_calls)
-    if name == "code":
-        return CodeMode(timeout_s=code_timeout_s)
-    if name == "tools":
-        return ToolsMode()
-    raise ValueError(f"no mode {name!r}; the modes are {', '.join(MODES)}")
 
 
 def sent_text(arguments: str | dict | None) -> str:

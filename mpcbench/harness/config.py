@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..agents.openai_agent import TOOL_CHOICES
+from ..episode.codecs import CODECS
+from ..episode.modes import MODES
 from ..errors import UserError
 from ..sources import LEVELS
 from ..grading.feedback import DETAILS, KINDS
@@ -22,8 +24,7 @@ from .provenance import url_host
 OFFLINE = ("scripted", "calendar-only", "random")
 AGENTS = ("openai", *OFFLINE, "replay")
 EXTERNAL = ("mcp",)                         # agents outside the harness, served by `mpcbench mcp`
-MODES = ("tools", "context", "code")
-PROTOCOLS = ("native", "mint")
+PROTOCOLS = tuple(CODECS)                   # native (function calling) | mint (<execute>/<solution> text)
 CODE_AGENTS = ("openai", "scripted", "replay")
 JOURNAL = "journal.jsonl"
 CACHE = "llm_cache.jsonl"

@@ -39,7 +39,8 @@ from .. import __version__
 from ..episode.answers import answer_from_record
 from ..episode.codecs import codec_for
 from ..episode.engine import Episode, failed_record, is_harness_error
-from ..episode.environment import Environment, make_mode
+from ..episode.environment import Environment
+from ..episode.modes import make_mode
 from ..episode.tools import HiddenFacts
 from ..errors import UserError
 from ..grading.feedback import FeedbackGiver
