@@ -69,11 +69,12 @@ def no_secret_in(*dirs: Path) -> None:
 # --- one run against an endpoint that misbehaves in every way ------------------------------------
 
 @pytest.fixture(scope="module")
-def misbehaving_run(db_path, golds, tmp_path_factory):
-    """12 episodes, each meeting a different fault (see SCRIPTS below)."""
+def misbehaving_run(db_path, golds, con, tmp_path_factory):
+    """16 episodes, each meeting a different fault (see SCRIPTS below)."""
     bad_args = {"candidates": [{"start": "tomorrow 9am"}]}
     g = golds
-    third = g["L3-0003"]
+    third, fourth = g["L3-0003"], g["L4-0003"]
+    (person,) = con.execute("select min(person_id) from requirement_participants where instance_id = 'L4-0001'").fetchone()
     scripts = {
         # parallel tool calls, then the right answer
         "L1-0001": [reply_tool_calls([("get_current_time", {}), ("list_policies", {})]), submit(g["L1-0001"], 1)],
@@ -106,34 +107,37 @@ def misbehaving_run(db_path, golds, tmp_path_factory):
         # arguments that are not JSON, then the right answer
         "L3-0004": [reply_tool_calls([("submit_candidates", '{"candidates": [{"start": ')]),
                     submit(g["L3-0004"], 3)],
+        # the level-4 tools in parallel (a participant's series, and zone and hours), then the right answer
+        "L4-0001": [reply_tool_calls([("list_recurring_events", {"person_id": person}),
+                                      ("get_working_hours", {"person_id": person})]), submit(g["L4-0001"], 4)],
+        # a plain-text answer with rooms, in a code fence
+        "L4-0002": [reply_text("```json\n" + json.dumps(submission(g["L4-0002"], 4)) + "\n```")],
+        # a wrong room on the first candidate, read nothing: an acquisition miss
+        "L4-0003": [submit([(fourth[0][0], "NO-SUCH-ROOM")] + fourth[1:], 4)],
+        # starts without rooms (the schema wants them at level 4), then the right answer
+        "L4-0004": [submit(g["L4-0004"], 1), submit(g["L4-0004"], 4)],
     }
     script = PerInstance(db_path, scripts)
     out = tmp_path_factory.mktemp("runs") / "misbehaving"
-    old = os.environ.get("OPENAI_API_KEY")
-    os.environ["OPENAI_API_KEY"] = SECRET
-    try:
-        with FakeOpenAI(script) as srv:
-            result = run_eval(EvalConfig(agent="openai", model="fake-model", base_url=srv.base_url, db=str(db_path),
-                                         out=str(out), **fast()))
-            requests = list(srv.requests)
-    finally:
-        if old is None:
-            os.environ.pop("OPENAI_API_KEY", None)
-        else:
-            os.environ["OPENAI_API_KEY"] = old
+    with pytest.MonkeyPatch.context() as env, FakeOpenAI(script) as srv:   # the key is restored after
+        env.setenv("OPENAI_API_KEY", SECRET)
+        result = run_eval(EvalConfig(agent="openai", model="fake-model", base_url=srv.base_url, db=str(db_path),
+                                     out=str(out), **fast()))
+        requests = list(srv.requests)
     return result, requests, script
 
 
 def test_every_episode_gets_one_row_and_faults_end_as_infrastructure_errors(misbehaving_run):
     result, _, _ = misbehaving_run
     rows = by_instance(result.run_dir)
-    assert len(rows) == 12 and result.ran == 12
+    assert len(rows) == 16 and result.ran == 16
     infra = {i: r["error_kind"] for i, r in rows.items() if r["error"]}
     assert infra == {"L2-0002": "bad_response", "L2-0004": "bad_response", "L3-0002": "server_error"}
     for i in infra:
         assert rows[i]["f1"] is None and rows[i]["exact_match"] is None and rows[i]["failure_cause"] == "infrastructure"
     exact = {i for i, r in rows.items() if r["exact_match"]}
-    assert exact == {"L1-0001", "L1-0002", "L1-0003", "L2-0001", "L2-0003", "L3-0001", "L3-0004"}
+    assert exact == {"L1-0001", "L1-0002", "L1-0003", "L2-0001", "L2-0003", "L3-0001", "L3-0004",
+                     "L4-0001", "L4-0002", "L4-0004"}
     level2 = next(s for s in result.summary if s["level"] == 2)
     assert level2["scored"] == 2 and level2["infrastructure_errors"] == 2 and level2["mean_f1"] == 1.0
 
@@ -141,11 +145,12 @@ def test_every_episode_gets_one_row_and_faults_end_as_infrastructure_errors(misb
 def test_answers_paths_step_limit_and_wrong_room(misbehaving_run):
     rows = by_instance(misbehaving_run[0].run_dir)
     assert rows["L3-0001"]["answer_path"] == "text" and rows["L1-0001"]["answer_path"] == "tool"
+    assert rows["L4-0002"]["answer_path"] == "text" and rows["L4-0001"]["answer_path"] == "tool"
     limit = rows["L1-0004"]
     assert limit["steps"] == 4 and not limit["parse_ok"] and limit["failure_cause"] == "parse_failure"
-    wrong = rows["L3-0003"]
-    assert not wrong["exact_match"] and wrong["failure_cause"] == "rooms:unknown_room"
-    assert wrong["failure_stage"] == "acquisition" and wrong["n_correct"] == wrong["n_gold"] - 1
+    for wrong in (rows["L3-0003"], rows["L4-0003"]):
+        assert not wrong["exact_match"] and wrong["failure_cause"] == "rooms:unknown_room"
+        assert wrong["failure_stage"] == "acquisition" and wrong["n_correct"] == wrong["n_gold"] - 1
     assert all(rows[i]["prompt_tokens"] > 0 and rows[i]["completion_tokens"] > 0 for i in ("L1-0001", "L3-0001"))
     assert rows["L1-0002"]["latency_s"] >= 0.3  # Retry-After was honoured
 
@@ -162,6 +167,12 @@ def test_tool_calls_are_traced_with_their_errors(misbehaving_run):
     assert errors[3] is None
     not_json = calls.filter((pl.col("instance_id") == "L3-0004") & pl.col("error").is_not_null())
     assert "not valid JSON" in not_json["error"][0]
+    level4 = calls.filter(pl.col("instance_id") == "L4-0001").sort("step")
+    assert level4["tool"].to_list() == ["list_recurring_events", "get_working_hours", "submit_candidates"]
+    assert level4["error"].to_list() == [None, None, None]
+    no_rooms = calls.filter(pl.col("instance_id") == "L4-0004").sort("step")
+    assert no_rooms["tool"].to_list() == ["submit_candidates", "submit_candidates"]
+    assert "room_id is required" in no_rooms["error"][0] and no_rooms["error"][1] is None
 
 
 def test_requests_carry_tools_options_and_every_tool_result(misbehaving_run, db_path, golds):
@@ -177,9 +188,12 @@ def test_requests_carry_tools_options_and_every_tool_result(misbehaving_run, db_
     assert "cut to its first N candidates" in body["messages"][0]["content"]
     assert body["tools"][-1]["function"]["parameters"]["properties"]["candidates"]["maxItems"] == \
         len(golds["L1-0001"])
-    l3 = [r for r in requests if by_prompt.get(r.messages[1]["content"]) == "L3-0004"]
-    assert "cut to its first N candidates" in l3[0].body["messages"][0]["content"]
-    assert "maxItems" not in l3[0].body["tools"][-1]["function"]["parameters"]["properties"]["candidates"]
+    for hidden in ("L3-0004", "L4-0004"):   # levels 3-4 keep N hidden
+        later = [r for r in requests if by_prompt.get(r.messages[1]["content"]) == hidden]
+        assert "cut to its first N candidates" in later[0].body["messages"][0]["content"]
+        assert "maxItems" not in later[0].body["tools"][-1]["function"]["parameters"]["properties"]["candidates"]
+    l4 = [r for r in requests if by_prompt.get(r.messages[1]["content"]) == "L4-0001"]
+    assert {"list_recurring_events", "get_working_hours"} <= {t["function"]["name"] for t in l4[0].body["tools"]}
     assert l1[0].headers["authorization"] == f"Bearer {SECRET}"
     second = l1[1].messages
     calls = second[2]["tool_calls"]
@@ -235,7 +249,7 @@ def slow_model(db_path, golds):
     return behave
 
 
-def test_resume_after_kill_9_finishes_without_duplicates(db_path, golds, tmp_path):
+def test_resume_after_kill_9_finishes_without_duplicates(db_path, golds, tmp_path, monkeypatch):
     env = {**os.environ, "OPENAI_API_KEY": SECRET, "PYTHONPATH": str(ROOT)}
     with FakeOpenAI(slow_model(db_path, golds)) as srv:
         killed = tmp_path / "killed"
@@ -252,21 +266,18 @@ def test_resume_after_kill_9_finishes_without_duplicates(db_path, golds, tmp_pat
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         done_before = len(read_journal(journal))
-        assert 3 <= done_before < 12 and not (killed / "runs.parquet").exists()
+        assert 3 <= done_before < len(golds) and not (killed / "runs.parquet").exists()
 
-        os.environ["OPENAI_API_KEY"] = SECRET
-        try:
-            resumed = run_eval(EvalConfig(out=str(killed), base_url=srv.base_url, concurrency=4), resume=True)
-            again = run_eval(EvalConfig(out=str(killed), base_url=srv.base_url), resume=True)
-            with FakeOpenAI(slow_model(db_path, golds)) as fresh:  # never interrupted
-                whole = run_eval(EvalConfig(agent="openai", model="fake-model", base_url=fresh.base_url,
-                                            db=str(db_path), out=str(tmp_path / "whole"), concurrency=12))
-        finally:
-            os.environ.pop("OPENAI_API_KEY", None)
-    assert resumed.ran == 12 - done_before and again.ran == 0
+        monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+        resumed = run_eval(EvalConfig(out=str(killed), base_url=srv.base_url, concurrency=4), resume=True)
+        again = run_eval(EvalConfig(out=str(killed), base_url=srv.base_url), resume=True)
+        with FakeOpenAI(slow_model(db_path, golds)) as fresh:  # never interrupted
+            whole = run_eval(EvalConfig(agent="openai", model="fake-model", base_url=fresh.base_url,
+                                        db=str(db_path), out=str(tmp_path / "whole"), concurrency=12))
+    assert resumed.ran == len(golds) - done_before and again.ran == 0
     lines = journal.read_bytes().splitlines()
     keys = [(json.loads(line)["instance_id"], json.loads(line)["trial"]) for line in lines]
-    assert len(keys) == 12 == len(set(keys))
+    assert len(keys) == len(golds) == len(set(keys))
     assert_same_tables(killed, whole.run_dir)
     no_secret_in(killed)
 
@@ -281,8 +292,8 @@ def test_resume_after_a_torn_journal_line(db_path, tmp_path):
     lines = data.splitlines(keepends=True)
     (torn / "journal.jsonl").write_bytes(b"".join(lines[:8]) + lines[8][:40])  # 8 whole, one torn
     resumed = run_eval(EvalConfig(out=str(torn)), resume=True)
-    assert resumed.ran == 4
-    assert len((torn / "journal.jsonl").read_bytes().splitlines()) == 12
+    assert resumed.ran == len(lines) - 8
+    assert len((torn / "journal.jsonl").read_bytes().splitlines()) == len(lines) == len(instances(db_path))
     assert_same_tables(torn, full.run_dir)
 
 

@@ -78,7 +78,7 @@ def one_at_a_time(db_path, golds) -> PerInstance:
 
 
 def test_a_one_slot_server_that_says_nothing_gets_fewer_calls_and_no_errors(db_path, golds, tmp_path, monkeypatch):
-    """12 episodes at --concurrency 8 against a server that answers one call at a time in 0.3 s:
+    """16 episodes at --concurrency 8 against a server that answers one call at a time in 0.3 s:
     calls queued at the server pass the 1 s timeout, the limit halves, and the run ends with
     every episode answered (before, each ended as an infrastructure error)."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
@@ -89,7 +89,7 @@ def test_a_one_slot_server_that_says_nothing_gets_fewer_calls_and_no_errors(db_p
         dropped = len(srv.dropped)
     assert result.exit_code == 0, result.output
     runs = pl.read_parquet(tmp_path / "run" / "runs.parquet")
-    assert runs.height == 12 and runs["error"].is_null().all() and runs["exact_match"].all()
+    assert runs.height == len(golds) and runs["error"].is_null().all() and runs["exact_match"].all()
     notes = [line for line in result.output.splitlines() if line.startswith("note:")]
     assert notes and "model calls now run at most" in notes[0] and "--concurrency" in notes[0]
     assert dropped >= 1  # calls did time out in the queue (the server dropped them), and were run again

@@ -45,13 +45,13 @@ def test_ctrl_c_exits_130_and_says_how_to_resume(db_path, golds, tmp_path):
         assert proc.returncode == 130, stderr
         saved = len(read_journal(run / "journal.jsonl"))
         last = stderr.strip().splitlines()[-1]
-        assert f"{saved} of 12 episodes are saved" in last and f"mpcbench eval --resume --out {run}" in last
+        assert f"{saved} of {len(golds)} episodes are saved" in last and f"mpcbench eval --resume --out {run}" in last
         assert "Traceback" not in stderr
 
         resumed = runner.invoke(app, ["eval", "--resume", "--out", str(run), "--base-url", srv.base_url],
                                 env={"OPENAI_API_KEY": "sk-test"})
     assert resumed.exit_code == 0, resumed.output
-    assert pl.read_parquet(run / "runs.parquet").height == 12
+    assert pl.read_parquet(run / "runs.parquet").height == len(golds)
 
 
 def test_a_failed_eval_leaves_no_run_directory(db_path, tmp_path):

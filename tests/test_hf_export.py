@@ -43,8 +43,8 @@ def test_load_dataset_reads_it_offline_and_the_gold_round_trips(exported, con, t
                           timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     loaded = json.loads(done.stdout.splitlines()[-1])
-    assert loaded["default"] == ["level1", "level2", "level3"]  # the default config is instances
-    for level in (1, 2, 3):
+    assert loaded["default"] == ["level1", "level2", "level3", "level4"]  # the default config is instances
+    for level in (1, 2, 3, 4):
         rows = loaded[f"instances/level{level}"]
         gold = {line["instance_id"]: line["candidates"] for line in oracle_lines(con, level)}
         assert {r["instance_id"]: r["gold"] for r in rows} == gold and all(gold.values())
@@ -63,7 +63,7 @@ def test_the_card_declares_configs_license_and_guarantees(exported, db_path, tmp
     header = card.split("---")[1]
     assert "license: mit" in header and "task_categories:" in header
     for config in ("instances", "worlds"):
-        for level in (1, 2, 3):
+        for level in (1, 2, 3, 4):
             assert f"path: {config}/level{level}.parquet" in header
     assert "## How it was generated" in card and "## The oracle's guarantees" in card
     again = tmp_path / "again"

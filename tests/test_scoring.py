@@ -62,7 +62,7 @@ def test_level_3_keys_hold_the_room_and_flagged_candidates_never_match():
 # --- failure causes in SQL --------------------------------------------------------------------
 
 def answer(keys, level) -> ParsedAnswer:
-    text = json.dumps({"candidates": [{"start": s, **({"room_id": r} if level == 3 else {})} for s, r in keys]})
+    text = json.dumps({"candidates": [{"start": s, **({"room_id": r} if level >= 3 else {})} for s, r in keys]})
     return parse_submission(text, level)
 
 
