@@ -101,7 +101,7 @@ def test_code_mode_refuses_in_one_line_where_no_sandbox_starts(db_path, tmp_path
 
 
 @needs_sandbox
-def test_a_fake_model_speaking_mint_with_malformed_replies(db_path, golds, tmp_path):
+def test_a_fake_model_speaking_mint_with_malformed_replies(db_path, golds, tmp_path, monkeypatch):
     first, second = "L1-0001", "L1-0002"
     answer = {i: json.dumps(submission(golds[i], 1)) for i in (first, second)}
     scripts = {
@@ -115,7 +115,7 @@ def test_a_fake_model_speaking_mint_with_malformed_replies(db_path, golds, tmp_p
     }
     script = PerInstance(db_path, scripts)
     script.by_prompt = {f"Task:\n{p}": i for p, i in script.by_prompt.items()}
-    os.environ.setdefault("OPENAI_API_KEY", "sk-test-code-mode")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-code-mode")
     with FakeOpenAI(script) as srv:
         result = run_eval(EvalConfig(agent="openai", model="fake", base_url=srv.base_url, db=str(db_path),
                                      levels=(1,), instance_ids=(first, second), protocol="mint", max_retries=0,

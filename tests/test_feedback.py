@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 
 import polars as pl
@@ -31,10 +30,8 @@ SECRET = "sk-test-feedback-7d1e"
 
 
 @pytest.fixture
-def key():
-    os.environ["OPENAI_API_KEY"] = SECRET
-    yield
-    os.environ.pop("OPENAI_API_KEY", None)
+def key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
 
 
 def fast(**kw) -> dict:

@@ -71,7 +71,7 @@ def test_plain_reply_and_request_body():
     assert res.finish_reason == "stop" and res.attempts == 1 and not res.cached and sleeps == []
     assert res.usage["prompt_tokens"] > 0 and res.usage["completion_tokens"] > 0
     assert set(res.usage) == {"prompt_tokens", "completion_tokens"}
-    assert 0 < res.latency_s < 5
+    assert 0 < res.latency_s < 60   # measured, in seconds (not ms); generous for a loaded machine
     assert req.path == "/v1/chat/completions"
     assert req.body == {"model": "fake-model", **REQ}
     assert req.headers["authorization"] == f"Bearer {SECRET}"
@@ -134,10 +134,12 @@ def test_500_twice_then_success_with_full_jitter():
 
 def test_hang_past_timeout_then_success():
     t0 = time.monotonic()
-    with FakeOpenAI([hang(5), reply_text("ok")]) as srv:
+    with FakeOpenAI([hang(600), reply_text("ok")]) as srv:
         res, sleeps = call(srv, timeout_s=0.3)
     assert res.message["content"] == "ok" and res.attempts == 2 and len(sleeps) == 1
-    assert time.monotonic() - t0 < 3  # neither the client nor the server shutdown waited for the hang
+    # neither the client nor the server shutdown waited for the 600 s hang (a generous bound for a
+    # loaded machine: done in well under a second otherwise)
+    assert time.monotonic() - t0 < 60
 
 
 @pytest.mark.parametrize("behaviour", [lambda: raw("not json{"), empty_choices, lambda: raw('{"object": "x"}'),

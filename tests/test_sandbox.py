@@ -138,7 +138,9 @@ def test_a_timeout_restarts_the_worker_and_says_so():
     assert r.timed_out and r.restarted
     assert r.output.startswith("working\n[the cell ran past the 1 s time limit and was stopped; "
                                "the Python worker was restarted: variables, imports and files")
-    assert 1.0 <= elapsed < 3.0
+    # not before the 1 s limit; the upper bound is generous (a loaded machine restarts the worker
+    # slowly): it only says the endless loop was stopped, not waited for
+    assert 1.0 <= elapsed < 60
     assert after.output == "False\n" and not after.restarted
 
 

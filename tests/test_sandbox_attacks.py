@@ -259,14 +259,16 @@ def test_forged_and_oversized_channel_messages():
         unknown = w.run_cell(forge + "frame(json.dumps({'op': 'call', 'id': 7, 'name': 'drop_tables', 'arguments': {}}).encode())\n"
                              "size, = struct.unpack('>I', os.read(fd, 4))\nprint(json.loads(os.read(fd, size))['text'])")
         assert alive_after(w)
+        # each cell then sleeps for 10 minutes: a harness that did not stop it at the bad frame
+        # would wait for the cell's 5 s time limit (timed_out) or longer
         cases = {"garbage": "frame(b'not json at all')",
-                 "oversized": "os.write(fd, struct.pack('>I', 1 << 30) + b'x' * 1000)\nimport time; time.sleep(5)",
-                 "wrong shape": "frame(json.dumps({'op': 'done', 'cell': 999}).encode())\nimport time; time.sleep(5)",
-                 "raw bytes": "os.write(fd, bytes(range(255, -1, -1)) * 12)\nimport time; time.sleep(5)",
-                 "nested": "frame(b'[' * 30000 + b']' * 30000)\nimport time; time.sleep(5)",
+                 "oversized": "os.write(fd, struct.pack('>I', 1 << 30) + b'x' * 1000)\nimport time; time.sleep(600)",
+                 "wrong shape": "frame(json.dumps({'op': 'done', 'cell': 999}).encode())\nimport time; time.sleep(600)",
+                 "raw bytes": "os.write(fd, bytes(range(255, -1, -1)) * 12)\nimport time; time.sleep(600)",
+                 "nested": "frame(b'[' * 30000 + b']' * 30000)\nimport time; time.sleep(600)",
                  "no id": "frame(json.dumps({'op': 'call', 'name': 'echo', 'arguments': {}}).encode())\n"
-                          "import time; time.sleep(5)",
-                 "closed": "os.close(fd)\nimport time; time.sleep(5)"}
+                          "import time; time.sleep(600)",
+                 "closed": "os.close(fd)\nimport time; time.sleep(600)"}
         results = {}
         for name, code in cases.items():
             w.run_cell("marker = 'still here'")
@@ -277,7 +279,9 @@ def test_forged_and_oversized_channel_messages():
     assert host.calls == []                         # the unknown name never reached call_tool
     for name, (r, elapsed) in results.items():
         assert r.restarted and not r.timed_out, name
-        assert elapsed < 4.0, name
+        # generous, for a loaded machine: the cell was cut at the bad frame (its restart included),
+        # never left to its 600 s sleep; not timed_out above says it was not the time limit either
+        assert elapsed < 60, name
         expected = "the cell closed the tool channel" if name == "closed" else \
             "the cell wrote malformed data to the tool channel"
         assert r.output == f"[{expected}; the Python worker was restarted: variables, imports and files from earlier cells are lost]"
