@@ -15,11 +15,12 @@ import pytest
 from typer.testing import CliRunner
 
 import reference_oracle as ref
+from evalkit import shared_build
 from mpcbench.cli import app
 from mpcbench.dataset.export import export_dataset
 from mpcbench.dataset.layout import instances_file, load_schema, oracle_file, validator, world_file
 from mpcbench.dataset.validate import MAX_ERRORS, DatasetError
-from mpcbench.warehouse import build, db
+from mpcbench.warehouse import db
 from mpcbench.warehouse.importer import import_dataset
 
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
@@ -31,9 +32,7 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("built") / "small.duckdb"
-    build.build(path, (1, 2, 3), instances=8, worlds_dir=WORLDS_DIR)
-    return path
+    return shared_build(tmp_path_factory, (1, 2, 3), 8)   # made once per session (tests/test_splits.py too)
 
 
 def export_to(db_path: Path, out: Path) -> Path:

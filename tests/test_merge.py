@@ -37,12 +37,17 @@ def shards(db_path, tmp_path_factory):
     return [run(db_path, root / f"s{i}", shard=f"{i}/3") for i in (1, 2, 3)]
 
 
+@pytest.fixture(scope="module")
+def whole(db_path, tmp_path_factory):
+    """The same run without --shard (one run for the tests that compare with it)."""
+    return run(db_path, tmp_path_factory.mktemp("whole") / "whole")
+
+
 def episodes(run_dir: Path) -> list[tuple[str, int]]:
     return sorted(pl.read_parquet(run_dir / "runs.parquet").select("instance_id", "trial").iter_rows())
 
 
-def test_shards_split_the_instances(shards, db_path, tmp_path):
-    whole = run(db_path, tmp_path / "whole")
+def test_shards_split_the_instances(shards, whole):
     parts = [episodes(s) for s in shards]
     assert all(parts) and sum(map(len, parts)) == len(episodes(whole))
     assert sorted(e for p in parts for e in p) == episodes(whole)
@@ -50,8 +55,7 @@ def test_shards_split_the_instances(shards, db_path, tmp_path):
         assert {i for i, _ in p}.isdisjoint({i for q in parts if q is not p for i, _ in q})
 
 
-def test_merged_shards_are_the_unsharded_run(shards, db_path, tmp_path):
-    whole = run(db_path, tmp_path / "whole")
+def test_merged_shards_are_the_unsharded_run(shards, whole, tmp_path):
     result = CliRunner().invoke(app, ["merge", *map(str, shards), "--out", str(tmp_path / "merged")])
     assert result.exit_code == 0, result.output
     for name in TABLES:

@@ -14,28 +14,20 @@ import datetime as dt
 import json
 import random
 import re
-from pathlib import Path
 
 import pytest
 
 from mpcbench.dataset.export import oracle_lines
 from mpcbench.dataset.rows import dump_instances, dump_world, load_dataset
 from mpcbench.timestamps import timestamp_text
-from mpcbench.warehouse import build, db
+from mpcbench.warehouse import db
 from mpcbench.world.tags import render_tag
 
 ID = re.compile(r"\b(?:PRJ-[0-9a-f]{6}(?:-[tm][0-9a-f]+)?|p-[0-9a-f]{6}|ev-[0-9a-f]{6}|ser-[0-9a-f]{6}|[A-Z]-\d{3})\b")
 LEVELS = (1, 2, 3, 4)
-WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
+# con: the session's tiny build of all four levels, 4 instances each (tests/conftest.py)
 
 
-@pytest.fixture(scope="module")
-def con(tmp_path_factory):
-    path = tmp_path_factory.mktemp("metamorphic") / "tiny4.duckdb"
-    build.build(path, LEVELS, instances=4, worlds_dir=WORLDS_DIR)
-    con = db.connect(path, read_only=True)
-    yield con
-    con.close()
 MOMENT = re.compile(r"\b(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2})?\b")
 
 

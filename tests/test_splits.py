@@ -14,6 +14,7 @@ from mpcbench.cli import app
 from mpcbench.warehouse import build
 from mpcbench.world.config import load_world_config, world_config_path
 from mpcbench.world.split import derived_seed, seed_hash
+from evalkit import shared_build
 from offline_runner import run_offline
 
 runner = CliRunner()
@@ -24,8 +25,8 @@ INSTANCES = 8
 @pytest.fixture(scope="module")
 def splits(tmp_path_factory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("splits")
-    paths = {"dev": base / "dev.duckdb", "a": base / "a.duckdb", "b": base / "b.duckdb"}
-    build.build(paths["dev"], (1, 2, 3), INSTANCES)
+    # dev: made once per session (tests/test_export_import.py reads it too)
+    paths = {"dev": shared_build(tmp_path_factory, (1, 2, 3), INSTANCES), "a": base / "a.duckdb", "b": base / "b.duckdb"}
     build.build(paths["a"], (1, 2, 3), INSTANCES, split="test", secret=SECRETS[0])
     build.build(paths["b"], (1, 2, 3), INSTANCES, split="test", secret=SECRETS[1])
     return paths
