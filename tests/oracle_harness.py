@@ -2,15 +2,47 @@
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+import duckdb
 
 from mpcbench.dataset import rows
 from mpcbench.warehouse import db
 
+_TEMPLATES: dict[bool, Path] = {}
+_TEMPLATE_LOCK = threading.Lock()
 
-def fresh_warehouse():
+
+def template(keys: bool = True) -> Path:
+    """A DuckDB file holding an empty warehouse made by `db.create_warehouse(con, keys)`, once per
+    process: creating the views binds each one (about 5 s), a copy of the catalog does not."""
+    with _TEMPLATE_LOCK:
+        if keys not in _TEMPLATES:
+            folder = Path(tempfile.mkdtemp(prefix="mpcbench-warehouse-"))
+            atexit.register(shutil.rmtree, folder, True)
+            path = folder / f"empty-{'keys' if keys else 'nokeys'}.duckdb"
+            con = db.connect(None)
+            db.create_warehouse(con, keys)
+            con.execute(f"attach '{path}' as template")
+            con.execute("copy from database memory to template")
+            con.close()
+            _TEMPLATES[keys] = path
+        return _TEMPLATES[keys]
+
+
+def fresh_warehouse(keys: bool = True) -> duckdb.DuckDBPyConnection:
+    """A new in-memory warehouse, as `db.create_warehouse(db.connect(None), keys)` makes it: a copy
+    of the process's template (the same tables, keys, seed rows, views and comments:
+    tests/test_oracle_golden.py checks it)."""
     con = db.connect(None)
-    db.create_warehouse(con)
+    con.execute(f"attach '{template(keys)}' as template (read_only)")
+    con.execute("copy from database template to memory")
+    con.execute("detach template")
     return con
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import reference_oracle as ref
+from oracle_harness import fresh_warehouse
 from mpcbench.dataset import rows
 from mpcbench.sources import SOURCES
 from mpcbench.warehouse import build, db
@@ -184,8 +185,7 @@ def _judging_connection(level: int):
     """(config, world, a build's judging connection with the level's world loaded)."""
     config = load_world_config(world_config_path(level, WORLDS_DIR))
     world = generate_world(config)
-    con = db.connect(None)
-    db.create_warehouse(con, keys=False)
+    con = fresh_warehouse(keys=False)   # what db.create_warehouse(con, keys=False) makes (oracle_harness.py)
     rows.load_dataset(con, [world], [])
     return config, world, con
 

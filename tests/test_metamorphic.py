@@ -22,6 +22,7 @@ from mpcbench.dataset.rows import dump_instances, dump_world, load_dataset
 from mpcbench.timestamps import timestamp_text
 from mpcbench.warehouse import db
 from mpcbench.world.tags import render_tag
+from oracle_harness import fresh_warehouse
 
 ID = re.compile(r"\b(?:PRJ-[0-9a-f]{6}(?:-[tm][0-9a-f]+)?|p-[0-9a-f]{6}|ev-[0-9a-f]{6}|ser-[0-9a-f]{6}|[A-Z]-\d{3})\b")
 LEVELS = (1, 2, 3, 4)
@@ -40,8 +41,7 @@ def dataset(con):
 
 def relabel(worlds: list[dict], instances: list[dict]) -> dict[str, dict]:
     """The oracle's answer to the given rows, per instance: (n_feasible, [(start, end, room)])."""
-    con = db.connect(None)
-    db.create_warehouse(con)
+    con = fresh_warehouse()   # what db.create_warehouse makes (oracle_harness.py)
     load_dataset(con, worlds, instances)
     db.refresh(con)
     lines = [line for level in LEVELS for line in oracle_lines(con, level)]

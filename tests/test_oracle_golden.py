@@ -9,6 +9,7 @@ import pytest
 import reference_oracle as ref
 import golden_worlds
 from golden_worlds import BY_NAME, CASES, Case
+from mpcbench.warehouse import db
 from oracle_harness import (fresh_warehouse, keys, load, sql_answer_rows, sql_answers,
                             sql_candidates, sql_n_feasible, sql_necessity)
 
@@ -90,6 +91,35 @@ def test_resolution_ties_go_to_greater_message_id():
                                  {"message_id": "PRJ-1-z1", "author_id": "p1", "ts": same_ts, "text": "",
                                   "tags": [{"type": "duration", "params": {"minutes": 60}}]}]})
     assert ref.resolve_level3_requirements(world, instance)["duration_min"] == 45
+
+
+CATALOG = {
+    "tables": "select table_name, sql, comment from duckdb_tables() where database_name = 'memory' order by all",
+    "views": "select view_name, sql, comment from duckdb_views() where not internal and database_name = 'memory' "
+             "order by all",
+    "columns": "select table_name, column_name, data_type, comment, column_default, is_nullable from duckdb_columns() "
+               "where database_name = 'memory' order by all",
+    "constraints": "select table_name, constraint_type, constraint_text from duckdb_constraints() "
+                   "where database_name = 'memory' order by all",
+    "macros": "select function_name, macro_definition from duckdb_functions() where database_name = 'memory' "
+              "and not internal order by all",
+}
+
+
+@pytest.mark.parametrize("keys", [True, False])
+def test_a_fresh_warehouse_is_what_create_warehouse_makes(keys):
+    """fresh_warehouse copies a template (oracle_harness.py) instead of creating every view again:
+    the copy has the same catalog (tables, keys, views, comments) and the same seed rows."""
+    made = db.connect(None)
+    db.create_warehouse(made, keys)
+    copied = fresh_warehouse(keys)
+    for name, query in CATALOG.items():
+        assert made.execute(query).fetchall() == copied.execute(query).fetchall(), name
+    for (table,) in made.execute("select table_name from duckdb_tables() where database_name = 'memory'").fetchall():
+        assert made.execute(f"select * from {table} order by all").fetchall() == \
+            copied.execute(f"select * from {table} order by all").fetchall(), table
+    made.close()
+    copied.close()
 
 
 def test_golden_expectations_are_on_the_grid_and_ranked():
