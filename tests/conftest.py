@@ -1,5 +1,12 @@
 """Fixtures over the tiny build (tests/evalkit.py: 4 instances per level, built once per session).
-A test module may define its own `con` over another build; the nearest fixture wins."""
+A test module may define its own `con` over another build; the nearest fixture wins.
+
+The suite runs on every core (pyproject.toml: `-n auto --dist loadfile`, pytest-xdist): a module
+runs whole on one worker, so its module-scoped fixtures are made once, but for the modules of
+SPREAD, whose tests go one by one to whichever worker is free (their module fixtures are builds
+shared on disk, tests/evalkit.py, or cheap; their tests do not depend on one another). FIRST: the
+slowest modules are handed out first, so that none is left running alone at the end. `-n 0`
+runs the suite in one process, as before."""
 
 from __future__ import annotations
 
@@ -7,6 +14,37 @@ import pytest
 
 from evalkit import default_db, gold, tiny_db
 from mpcbench.warehouse import db
+
+
+SPREAD = {"test_bench_smoke.py", "test_build.py", "test_scale.py", "test_oracle_reference.py",
+          "test_oracle_golden.py", "test_feedback.py", "test_model_paths.py", "test_code_mode.py",
+          "test_build_lock.py", "test_sandbox.py", "test_sandbox_attacks.py", "test_llm.py",
+          "test_eval_endpoint.py", "test_eval_interrupt.py", "test_cost.py", "test_kinds.py"}
+FIRST = ["test_bench_smoke.py", "test_build.py", "test_scale.py", "test_memorised_policies.py", "test_splits.py",
+         "test_exploits.py", "test_oracle_reference.py", "test_cli.py", "test_docs.py", "test_metamorphic.py",
+         "test_export_import.py", "test_mint_examples.py", "test_offline_agents.py", "test_model_paths.py",
+         "test_feedback.py", "test_build_lock.py", "test_oracle_golden.py"]
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(FIRST)))   # stable: a module stays together
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile, but a test of a SPREAD module is a unit of work of its own. (Not
+    `--dist loadgroup` with xdist_group marks: pytest 9.2 ignores the group that pytest-xdist
+    3.8 writes into the node id.)"""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SpreadScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return nodeid if path.rsplit("/", 1)[-1] in SPREAD else path
+
+    return SpreadScheduling(config, log)
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,8 @@ import fcntl
 import hashlib
 import json
 import os
+import pickle
+import shutil
 import threading
 from pathlib import Path
 from typing import Callable
@@ -33,28 +35,52 @@ def session_dir(tmp_path_factory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-def shared_build(tmp_path_factory, levels: tuple[int, ...], instances: int | None = None, **options) -> Path:
-    """The build of `build.build(path, levels, instances, **options)`, made once per test session:
-    the first process (xdist worker) to ask builds it holding a file lock, the others wait on the
-    lock and reuse the file. Builds are deterministic, so every module asking for the same
-    options gets the same tables. Open it read-only: other workers read it at the same time."""
-    options.setdefault("worlds_dir", WORLDS_DIR)
-    key = repr((tuple(levels), instances, sorted((k, str(v)) for k, v in options.items())))
-    name = f"build-{'-'.join(map(str, levels))}-{instances or 'default'}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+def shared_dir(tmp_path_factory, name: str, make: Callable[[Path], None]) -> Path:
+    """A directory that `make(directory)` fills once per test session: the first process (xdist
+    worker) to ask makes it holding a file lock, the others wait on the lock and reuse it (what a
+    failed attempt left is removed first). Read it only: other workers read it at the same time."""
     with _LOCK:
         if name in _BUILT:
             return _BUILT[name]
-        root = session_dir(tmp_path_factory) / "shared-builds"
+        root = session_dir(tmp_path_factory) / "shared"
         root.mkdir(parents=True, exist_ok=True)
-        path, done = root / name / "build.duckdb", root / name / "done"
+        folder, done = root / name, root / f"{name}.done"
         with open(root / f"{name}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file closes, or the process dies
             if not done.exists():
-                path.parent.mkdir(exist_ok=True)
-                build.build(path, tuple(levels), instances, **options)
-                done.write_text(key)
-        _BUILT[name] = path
-        return path
+                shutil.rmtree(folder, ignore_errors=True)
+                folder.mkdir()
+                make(folder)
+                done.touch()
+        _BUILT[name] = folder
+        return folder
+
+
+def _build_name(levels: tuple[int, ...], instances: int | None, options: dict) -> str:
+    key = repr((tuple(levels), instances, sorted((k, str(v)) for k, v in options.items())))
+    return f"build-{'-'.join(map(str, levels))}-{instances or 'default'}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+def shared_build(tmp_path_factory, levels: tuple[int, ...], instances: int | None = None, **options) -> Path:
+    """The build of `build.build(path, levels, instances, **options)`, made once per test session
+    (`shared_dir`). Builds are deterministic, so every module asking for the same options gets
+    the same tables. Open it read-only: other workers read it at the same time."""
+    options.setdefault("worlds_dir", WORLDS_DIR)
+    folder = shared_dir(tmp_path_factory, _build_name(levels, instances, options),
+                        lambda d: build.build(d / "build.duckdb", tuple(levels), instances, **options))
+    return folder / "build.duckdb"
+
+
+def shared_build_with_results(tmp_path_factory, levels: tuple[int, ...], instances: int | None = None,
+                              **options) -> tuple[Path, list[build.LevelResult]]:
+    """`shared_build`, with what `build.build` returned (kept beside it, pickled)."""
+    options.setdefault("worlds_dir", WORLDS_DIR)
+
+    def make(folder: Path) -> None:
+        results = build.build(folder / "build.duckdb", tuple(levels), instances, **options)
+        (folder / "results.pickle").write_bytes(pickle.dumps(results))
+    folder = shared_dir(tmp_path_factory, _build_name(levels, instances, options) + "-results", make)
+    return folder / "build.duckdb", pickle.loads((folder / "results.pickle").read_bytes())
 
 
 def tiny_db(tmp_path_factory) -> Path:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import reference_oracle as ref
+from evalkit import shared_build_with_results
 from oracle_harness import fresh_warehouse
 from mpcbench.dataset import rows
 from mpcbench.sources import SOURCES
@@ -50,9 +51,9 @@ def table_hashes(path: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    path = tmp_path_factory.mktemp("build") / "a.duckdb"
-    results = build.build(path, LEVELS, instances=INSTANCES, worlds_dir=WORLDS_DIR)
-    return path, results
+    """(path, what build.build returned), made once per test session (tests/evalkit.py), so that
+    the tests reading it can run on any pytest-xdist worker; read-only."""
+    return shared_build_with_results(tmp_path_factory, LEVELS, INSTANCES)
 
 
 @pytest.fixture

@@ -5,21 +5,20 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import reference_oracle as ref
+from evalkit import shared_build
 from oracle_harness import (clear, fresh_warehouse, keys, load, sql_answers, sql_candidates,
                             sql_n_feasible, sql_necessity)
 from mpcbench.dataset import rows
-from mpcbench.warehouse import build, db
+from mpcbench.warehouse import db
 
 # A longer, non-deterministic hunt: MPCBENCH_ORACLE_EXAMPLES=2000 pytest tests/test_oracle_reference.py
 HUNT_EXAMPLES = int(os.environ.get("MPCBENCH_ORACLE_EXAMPLES", "0"))
-WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 BASE = dt.datetime(2026, 3, 2)          # a Monday
 PEOPLE = [
     {"person_id": f"p{i}", "name": name, "email": f"p{i}@example.com", "team": "T", "title": "X"}
@@ -303,9 +302,7 @@ def test_random_worlds_match_reference(warehouse, l1, l2, l3, l4):
 
 @pytest.fixture(scope="module")
 def real_build(tmp_path_factory):
-    path = tmp_path_factory.mktemp("build") / "x.duckdb"
-    build.build(path, (1, 2, 3, 4), instances=15, worlds_dir=WORLDS_DIR)
-    con = db.connect(path, read_only=True)
+    con = db.connect(shared_build(tmp_path_factory, (1, 2, 3, 4), 15), read_only=True)   # once per session
     yield con
     con.close()
 

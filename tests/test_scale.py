@@ -16,11 +16,12 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
+from evalkit import shared_build, shared_dir
 from mpcbench.cli import app
 from mpcbench.dataset.export import export_dataset
 from mpcbench.errors import UserError
 from mpcbench.sources import LEVELS
-from mpcbench.warehouse import build, db, parts
+from mpcbench.warehouse import db, parts
 from mpcbench.warehouse.scale import build_partitioned
 
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
@@ -47,26 +48,26 @@ def exported(path: Path, out: Path) -> dict[str, bytes]:
     return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
 
 
+# The builds below are made once per test session (tests/evalkit.py), so that the tests reading
+# them can run on any pytest-xdist worker; they only read them (a damaged one is a copy).
+
 @pytest.fixture(scope="module")
 def duckdb_build(tmp_path_factory):
-    path = tmp_path_factory.mktemp("duckdb") / "a.duckdb"
-    build.build(path, LEVELS, instances=INSTANCES, worlds_dir=WORLDS_DIR)
-    return path
+    return shared_build(tmp_path_factory, LEVELS, INSTANCES)
 
 
 @pytest.fixture(scope="module")
 def one_partition(tmp_path_factory):
-    out = tmp_path_factory.mktemp("one") / "dataset"
-    build_partitioned(out, LEVELS, instances=INSTANCES, worlds_dir=WORLDS_DIR, partition_size=1000)
-    return out
+    return shared_dir(tmp_path_factory, "scale-one-partition", lambda d: build_partitioned(
+        d / "dataset", LEVELS, instances=INSTANCES, worlds_dir=WORLDS_DIR, partition_size=1000)) / "dataset"
 
 
 @pytest.fixture(scope="module")
 def many_partitions(tmp_path_factory):
     """The same config in partitions of 4 candidates, judged by 2 worker processes."""
-    out = tmp_path_factory.mktemp("many") / "dataset"
-    build_partitioned(out, LEVELS, instances=INSTANCES, worlds_dir=WORLDS_DIR, partition_size=SMALL_PARTS, jobs=2)
-    return out
+    return shared_dir(tmp_path_factory, "scale-many-partitions", lambda d: build_partitioned(
+        d / "dataset", LEVELS, instances=INSTANCES, worlds_dir=WORLDS_DIR, partition_size=SMALL_PARTS,
+        jobs=2)) / "dataset"
 
 
 def partitions_per_level(out: Path) -> dict[str, int]:
