@@ -239,7 +239,8 @@ def test_pipeline_and_judge_with_constrained_send_the_reply_schema_and_a_prose_j
     judge_input = next((tmp_path / "constrained" / "logs").glob("*_judge_input.json"))
     with FakeOpenAI(script) as srv:
         args = ["legacy", "judge", "--input", str(judge_input), "--model", "judge-y", "--base-url", srv.base_url,
-                "--max-retries", "0", "--attempts", "1", "--output", str(tmp_path / "one.json")]
+                "--max-retries", "0", "--attempts", "1", "--output", str(tmp_path / "one.json"),
+                "--cache", str(tmp_path / "judge_cache.jsonl")]   # not build/legacy/ of the repository
         assert CliRunner().invoke(app, args).exit_code == 1                     # prose: a judge failure
         result = CliRunner().invoke(app, [*args, "--constrained"])
     assert result.exit_code == 0, result.output
@@ -257,7 +258,8 @@ def test_run_judge_input_and_judge_commands_write_the_seeds_files(tmp_path):
     result = runner.invoke(app, ["legacy", "judge-input", "--log", str(log), "--judge-model", "offline:heuristic"])
     assert result.exit_code == 0, result.output
     judge_input = tmp_path / "logs" / "nadia_schedule__agent-offline-scripted__judge-offline-heuristic_judge_input.json"
-    result = runner.invoke(app, ["legacy", "judge", "--input", str(judge_input), "--model", "offline:heuristic"])
+    result = runner.invoke(app, ["legacy", "judge", "--input", str(judge_input), "--model", "offline:heuristic",
+                                 "--cache", str(tmp_path / "judge_cache.jsonl")])   # not build/legacy/ of the repository
     assert result.exit_code == 0, result.output
     saved = json.loads(judge_input.with_name(judge_input.name.replace("_judge_input", "_judge_result")).read_text())
     assert (saved["agent_model"], saved["status"], saved[AXES[0]]["score"]) == ("offline:scripted", "ok", 5)
