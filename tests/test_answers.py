@@ -161,8 +161,7 @@ def test_submission_invalid_json_error_names_position():
     assert answer.error.startswith("arguments are not valid JSON: Expecting ',' delimiter at char ")
 
 
-@pytest.mark.parametrize("level", [3, pytest.param(4, marks=pytest.mark.xfail(
-    strict=True, reason="mpcbench/episode/answers.py _describe says 'at level 3' at level 4 too"))])
+@pytest.mark.parametrize("level", [3, 4])
 def test_submission_level3_requires_room_id(level):
     answer = parse_submission({"candidates": [{"start": "2026-03-02T09:00", "room_id": "N-312"},
                                               {"start": "2026-03-02T09:30"}]}, level)
@@ -179,7 +178,7 @@ def test_submission_level4_requires_room_id():
 def test_submission_level_1_2_rejects_room_id(level):
     answer = parse_submission({"candidates": [{"start": "2026-03-02T09:00", "room_id": "N-312"}]}, level)
     assert not answer.parse_ok
-    assert answer.error == f"candidates[0].room_id is not allowed at level {level} (rooms are only used at level 3)"
+    assert answer.error == f"candidates[0].room_id is not allowed at level {level} (rooms are only used at levels 3-4)"
 
 
 def test_submission_start_format_error_is_readable():

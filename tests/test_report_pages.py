@@ -68,8 +68,9 @@ def test_offline_trajectory_shows_tool_texts_answers_and_violations(setup):
     db_path, runs, out = setup
     page = (out / "trajectories" / "01-cal-a" / "L1-0001-t1.html").read_text()
     prompt = dict((i, p) for i, _, p in instances(db_path))["L1-0001"]
-    assert pres(page)[0] == prompt
-    calls = pl.read_parquet(runs[0] / "tool_calls.parquet").filter(pl.col("instance_id") == "L1-0001").to_dicts()
+    assert pres(page)[1] == prompt   # after the system prompt, as for a model: the engine's conversation
+    calls = pl.read_parquet(runs[0] / "tool_calls.parquet").filter(
+        (pl.col("instance_id") == "L1-0001") & (pl.col("tool") != "submit_candidates")).to_dicts()
     assert calls and "not recorded" not in page and "Run again" not in page
     con = db.connect(db_path, read_only=True)
     with Environment(con, "L1-0001") as env:

@@ -85,7 +85,7 @@ def submit_schema(level: int, n: int | None = None) -> dict:
                                          "description": "The room_id of the room booked for this start."}
         item["required"] = ["start", "room_id"]
     if level >= 3 and n is not None:
-        raise ValueError("level 3 keeps N hidden (the agent finds it in the threads): no maxItems")
+        raise ValueError("levels 3-4 keep N hidden (the agent finds it in the threads): no maxItems")
     candidates: dict = {"type": "array", "items": item, "description": "The proposed meetings, earliest first."}
     if n is not None:
         candidates["maxItems"] = n
@@ -198,12 +198,12 @@ def _describe(error: jsonschema.ValidationError, level: int) -> str:
     schema = error.schema if isinstance(error.schema, dict) else {}
     if error.validator == "required":
         missing = [key for key in expected if key not in instance]
-        suffix = " at level 3" if missing == ["room_id"] else ""
+        suffix = f" at level {level}" if missing == ["room_id"] else ""
         return "; ".join(f"{_where([*error.absolute_path, key])} is required{suffix}" for key in missing)
     if error.validator == "additionalProperties":
         extra = sorted(set(instance) - set(schema.get("properties", {})))
         if extra == ["room_id"]:
-            return f"{where}.room_id is not allowed at level {level} (rooms are only used at level 3)"
+            return f"{where}.room_id is not allowed at level {level} (rooms are only used at levels 3-4)"
         allowed = ", ".join(schema.get("properties", {}))
         return f"{where} has unexpected keys {', '.join(map(repr, extra))} (allowed: {allowed})"
     if error.validator == "type":

@@ -140,7 +140,7 @@ def concurrency_limit(config: EvalConfig, server: ServerInfo | None,
     return AdaptiveLimit(config.concurrency, slots, note=note)
 
 
-REPLAYED = ("mode", "protocol", "code_timeout_s", "max_turns", "feedback", "feedback_detail", "feedback_model")
+REPLAYED = ("mode", "protocol", "code_timeout_s", "max_steps", "max_turns", "feedback", "feedback_detail", "feedback_model")
 
 
 def replayed_protocol(config: EvalConfig) -> EvalConfig:

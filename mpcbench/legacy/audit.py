@@ -118,7 +118,7 @@ def answer_text(answer: dict | None, level: int) -> str:
 
 
 def _recorded_calls(record: dict) -> list[dict] | None:
-    """The tool calls of a model's transcript with their results (None: no tool message there)."""
+    """The data-tool calls of a model's transcript with their results (None: none there)."""
     results = {m.get("tool_call_id"): m.get("content") or "" for m in record.get("transcript") or []
                if m.get("role") == "tool"}
     if not results:
@@ -129,7 +129,8 @@ def _recorded_calls(record: dict) -> list[dict] | None:
             function = call.get("function") or {}
             if function.get("name") != SUBMIT_TOOL_NAME and call.get("id") in results:
                 calls.append((function.get("name") or "", function.get("arguments") or "", results[call["id"]]))
-    return [_raw_call(i, *call) for i, call in enumerate(calls, 1)]
+    # an offline agent's transcript holds only its submissions: its data calls are run again
+    return [_raw_call(i, *call) for i, call in enumerate(calls, 1)] if calls else None
 
 
 def _raw_call(step: int, tool: str, arguments: str, result: str) -> dict:

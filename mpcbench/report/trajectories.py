@@ -8,7 +8,8 @@ A page shows the prompt, every tool call with its arguments and the text it retu
 model's messages, each turn's answer with a verdict per candidate (gold rank, or each violation
 with its source row, from candidates.parquet), the failure causes of that answer
 (failures.parquet) and the feedback the harness gave. A model's tool texts come from the
-journal's transcript. An offline agent's transcript keeps only its answers, so its calls are run
+journal's transcript. An offline agent's transcript keeps only its submissions (a program reads its sources
+outside the conversation), so its data-tool calls are run
 again on the build recorded in run.json (tools are deterministic SQL), when that file is there
 with the same content hash; each text's length is checked against the recorded `result_chars`.
 """
@@ -24,6 +25,7 @@ import duckdb
 import polars as pl
 
 from ..episode.answers import SUBMIT_TOOL_NAME
+from ..episode.engine import is_harness_error
 from ..episode.environment import Environment
 from ..errors import UserError
 from ..harness.journal import read_journal
@@ -180,10 +182,11 @@ def episode_html(rec: dict, row: dict | None, candidates: list[dict], failures: 
     calls = list(rec.get("tool_calls") or [])
     answers = {int(a.get("turn") or 1): a for a in rec.get("answers") or []}
     by_turn = lambda items, t: [x for x in items if (x.get("turn") or 1) == t]  # noqa: E731
-    recorded = any(m.get("role") == "tool" for m in transcript)
+    recorded = not isinstance(texts, ToolTexts)   # a model's tool texts are in its transcript
+    failed = "harness error" if is_harness_error(rec.get("error")) else "infrastructure error"
     out = [f"<p><a href='index.html'>← all episodes of this run</a></p><h1>{_e(title)}</h1>"]
     if row:
-        status = (f"<span class='bad'>infrastructure error: {_e(row['error'])}</span>" if row.get("error") else
+        status = (f"<span class='bad'>{failed}: {_e(row['error'])}</span>" if row.get("error") else
                   f"F1 {row['f1']:.2f} · {'exact match' if row['exact_match'] else 'not an exact match'}"
                   + (f" · primary cause {_e(row['failure_cause'])} ({_e(row['failure_stage'] or '—')}): "
                      f"{_e(row.get('failure_detail') or '')}" if row.get("failure_cause") else ""))
@@ -221,14 +224,14 @@ def episode_html(rec: dict, row: dict | None, candidates: list[dict], failures: 
             for call in m.get("tool_calls") or []:
                 function = call.get("function") or {}
                 shown = {"tool": function.get("name") or "", "arguments": function.get("arguments") or ""}
-                reply = next(replies, None) if recorded else None
+                reply = next(replies, None)
                 text = reply.get("content") if reply is not None else None
                 out.append(_call_html(shown, next(meta_iter, None) if recorded else None, text,
                                       "The text is not recorded." if recorded else
                                       "Submitted to the harness directly: an offline agent gets no tool reply."))
     out.append(answer(turn))
     if rec.get("error"):
-        out.append(f"<p class='bad'>The episode ended in an infrastructure error: {_e(rec['error'])}</p>")
+        out.append(f"<p class='bad'>The episode ended in an {failed}: {_e(rec['error'])}</p>")
     return _page(title, "".join(out))
 
 
