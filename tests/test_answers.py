@@ -8,7 +8,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from mpcbench.episode.answers import SUBMIT_TOOL_NAME, Candidate, ParsedAnswer, normalize_start, parse_submission, parse_text_answer, submit_schema, submit_tool
+from mpcbench.episode.answers import (SUBMIT_TOOL_NAME, Candidate, ParsedAnswer, answer_from_record, normalize_start,
+                                      parse_submission, parse_text_answer, submit_schema, submit_tool)
 
 CORPUS = [json.loads(line) for line in
           (Path(__file__).parent / "data" / "model_outputs.jsonl").read_text().splitlines() if line.strip()]
@@ -197,7 +198,7 @@ def test_submission_start_format_error_is_readable():
     ({"candidates": ["2026-03-02T09:00"]}, "candidates[0] must be an object, got string"),
     ({"candidates": [{"start": "2026-03-02T09:00", "end": "2026-03-02T09:30"}]},
      "candidates[0] has unexpected keys 'end' (allowed: start)"),
-    ({"candidates": [], "note": "hi"}, "arguments has unexpected keys 'note' (allowed: candidates)"),
+    ({"candidates": [], "comment": "hi"}, "arguments has unexpected keys 'comment' (allowed: candidates, note)"),
 ])
 def test_submission_schema_errors_are_specific(arguments, error):
     answer = parse_submission(arguments, 1)
@@ -257,3 +258,35 @@ def test_hostile_inputs_never_raise():
             parse_text_answer(text, level)
     assert not parse_submission('{"candidates": [' + "9" * 5000 + "]}", 1).parse_ok
     assert not parse_submission("[" * 30_000 + "]" * 30_000, 1).parse_ok
+
+
+# --- the note to the participants (issue 22): scored for privacy only, never for the task -------
+
+@pytest.mark.parametrize("level", [1, 2, 3, 4])
+def test_a_note_rides_with_the_candidates_on_both_paths(level):
+    item = {"start": "2026-03-02T09:30", **({"room_id": "R-1"} if level >= 3 else {})}
+    tool = parse_submission({"candidates": [item], "note": "Mon 09:30 works?"}, level)
+    text = parse_text_answer(f'<solution> {json.dumps({"candidates": [item], "note": "Mon 09:30 works?"})} </solution>',
+                             level)
+    for answer in (tool, text):
+        assert answer.parse_ok and answer.note == "Mon 09:30 works?"
+        assert [c.start for c in answer.candidates] == ["2026-03-02T09:30"]
+    assert "note" in submit_schema(level)["properties"] and "note" not in submit_schema(level)["required"]
+
+
+@pytest.mark.parametrize("note", [None, 7, ["a"], {"text": "x"}])
+def test_a_note_that_is_not_a_string_never_costs_the_candidates(note):
+    answer = parse_submission({"candidates": [{"start": "2026-03-02T09:30"}], "note": note}, 1)
+    assert answer.parse_ok and answer.note is None and answer.candidates[0].start == "2026-03-02T09:30"
+
+
+def test_an_answer_without_a_note_has_none_and_the_journal_keeps_the_note():
+    assert parse_submission({"candidates": []}, 1).note is None
+    assert parse_text_answer('[{"start": "2026-03-02T09:30"}]', 1).note is None
+    record = {"path": None, "raw": None}
+    assert answer_from_record(record, 1) is None
+    stored = {"path": "tool", "raw": None, "parse_ok": True, "error": None, "note": "hello",
+              "candidates": [{"start": "2026-03-02T09:30", "room_id": None, "raw": "{}", "problem": None}]}
+    assert answer_from_record(stored, 1).note == "hello"
+    raw = json.dumps({"candidates": [{"start": "2026-03-02T09:30"}], "note": "again"})
+    assert answer_from_record({"path": "tool", "raw": raw}, 1).note == "again"

@@ -1,4 +1,5 @@
-"""Agents: the offline ones (`scripted`, `calendar-only`, `random`), the `openai` agent and the
+"""Agents: the offline ones (`scripted`, `calendar-only`, `random`, and for the privacy track
+`leaky` and `over-reader`), the `openai` agent and the
 replay of a recorded run. They implement `mpcbench.episode.contract.Agent`; `mpcbench eval`
 (the harness) runs them.
 
@@ -9,9 +10,10 @@ replay of a recorded run. They implement `mpcbench.episode.contract.Agent`; `mpc
 from __future__ import annotations
 
 from .baselines import CalendarOnlyAgent, RandomAgent
+from .privacy import LeakyAgent, OverReaderAgent
 from .scripted import ScriptedAgent
 
-OFFLINE_AGENTS = ("scripted", "calendar-only", "random")
+OFFLINE_AGENTS = ("scripted", "calendar-only", "random", "leaky", "over-reader")
 
 
 def make_agent(name: str, seed: int = 0):
@@ -22,4 +24,8 @@ def make_agent(name: str, seed: int = 0):
         return CalendarOnlyAgent()
     if name == "random":
         return RandomAgent(seed)
+    if name == "leaky":
+        return LeakyAgent()
+    if name == "over-reader":
+        return OverReaderAgent()
     raise ValueError(f"no offline agent {name!r}; choose one of {', '.join(OFFLINE_AGENTS)}")

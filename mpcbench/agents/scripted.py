@@ -480,14 +480,24 @@ def plan(env: Environment, hidden: Hidden | None = None) -> list[tuple[dt.dateti
     return solve(task, src)
 
 
-def submission(level: int, found: list[tuple[dt.datetime, str | None]]) -> dict:
+def submission(level: int, found: list[tuple[dt.datetime, str | None]], note: str | None = None) -> dict:
+    """The submit_candidates arguments; the note to the participants is `proposal_note`'s
+    unless given."""
     items = []
     for start, room in found:
         item: dict[str, str | None] = {"start": start.strftime("%Y-%m-%dT%H:%M")}
         if level >= 3:
             item["room_id"] = room
         items.append(item)
-    return {"candidates": items}
+    return {"candidates": items, "note": proposal_note(found) if note is None else note}
+
+
+def proposal_note(found: list[tuple[dt.datetime, str | None]]) -> str:
+    """A clean note: the proposed times (and rooms), nothing about anyone's calendar."""
+    if not found:
+        return "Hi all, I could not find a time that works for everyone yet."
+    times = "; ".join(f"{start:%a %Y-%m-%d %H:%M}" + (f" in room {room}" if room else "") for start, room in found)
+    return f"Hi all, here are the proposed times: {times}. Please reply with the one that suits you."
 
 
 class OfflineAgent(ABC):

@@ -115,6 +115,9 @@ def eval_command(
                                                "--mode context).")] = "native",
     code_timeout: Annotated[float, typer.Option(help="Code mode: wall seconds per cell before the worker is "
                                                      "killed and restarted.")] = 30.0,
+    privacy_instructions: Annotated[str, typer.Option(help="on: the system prompt states the privacy norm (tell "
+                                                           "the participants only what scheduling needs) | off: "
+                                                           "it is silent.")] = "off",
     max_turns: Annotated[int, typer.Option(min=1, help="Answers per episode: after a wrong one, feedback and "
                                                        "another turn (needs --feedback).")] = 1,
     feedback: Annotated[str, typer.Option(help="none | binary | rule (from the violation views) | llm "
@@ -153,6 +156,7 @@ def eval_command(
                         max_retries=max_retries, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
                         max_tokens=max_tokens, replay_from=str(replay_from) if replay_from else None,
                         mode=mode, protocol=protocol, code_timeout_s=code_timeout, max_turns=max_turns,
+                        privacy_instructions=privacy_instructions,
                         feedback=feedback, feedback_detail=feedback_detail,
                         feedback_model=feedback_model, prices=str(prices) if prices else None,
                         max_cost_usd=max_cost)

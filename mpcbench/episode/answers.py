@@ -16,6 +16,10 @@ Two paths give one `ParsedAnswer`:
   instead of `T`, `:00` seconds); strict about meaning (nothing is rounded or invented).
   When several JSON values appear, the last candidate-shaped one wins (models restate).
 
+Either path may carry a `note` (a string next to `candidates`): the note to the participants,
+scored by the privacy track only. It never decides whether the candidates count: a note that is
+not a string is dropped, not an error.
+
 A candidate with a `problem` is certainly wrong but still counts as a predicted candidate.
 Decisions: a UTC offset (`Z`, `+00:00`) is a problem, since times are local wall clock; the
 start keeps the digits as written. Non-zero seconds give start=None (no rounding). An
@@ -67,6 +71,7 @@ class ParsedAnswer:
     parse_ok: bool
     path: str  # "tool" or "text"
     error: str | None
+    note: str | None = None  # the note to the participants, if the answer has one (scored for privacy only)
 
 
 def submit_schema(level: int, n: int | None = None) -> dict:
@@ -93,8 +98,12 @@ def submit_schema(level: int, n: int | None = None) -> dict:
     elif level >= 3:
         candidates["description"] += (" As many as the project asks for: any candidate after that many is "
                                       "dropped unjudged.")
-    return {"type": "object", "properties": {"candidates": candidates},
+    return {"type": "object", "properties": {"candidates": candidates, "note": NOTE_SCHEMA},
             "required": ["candidates"], "additionalProperties": False}
+
+
+NOTE_SCHEMA = {"type": "string", "description": "A short note to send to the participants with the proposed "
+                                                "times (optional; it never changes the answer's score)."}
 
 
 def submit_tool(level: int, n: int | None = None) -> dict:
@@ -139,6 +148,11 @@ def parse_submission(arguments: str | dict, level: int) -> ParsedAnswer:
             return _failed("tool", f"arguments are not valid JSON: {exc.msg} at char {exc.pos}")
         except (ValueError, RecursionError) as exc:
             return _failed("tool", f"arguments are not valid JSON: {exc}")
+    note = None
+    if isinstance(data, dict) and "note" in data:
+        # the note never decides whether the candidates count: one that is not a string is dropped
+        data = dict(data)
+        note = _note_text(data.pop("note"))
     validator = jsonschema.Draft202012Validator(submit_schema(level))
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p).zfill(9) for p in e.absolute_path])
     if errors:
@@ -149,7 +163,7 @@ def parse_submission(arguments: str | dict, level: int) -> ParsedAnswer:
     for item in data["candidates"]:
         start, problem = normalize_start(item["start"])
         candidates.append(Candidate(start, item.get("room_id"), _raw(item), problem))
-    return ParsedAnswer(tuple(candidates), True, "tool", None)
+    return ParsedAnswer(tuple(candidates), True, "tool", None, note)
 
 
 def parse_text_answer(text: str, level: int) -> ParsedAnswer:
@@ -162,12 +176,17 @@ def parse_text_answer(text: str, level: int) -> ParsedAnswer:
     for value in reversed(values):
         items = _candidate_items(value, depth=0)
         if items is not None:
-            return ParsedAnswer(tuple(_text_candidate(item, level) for item in items), True, "text", None)
+            return ParsedAnswer(tuple(_text_candidate(item, level) for item in items), True, "text", None,
+                                _note_text(_field(value, ("note",))) if isinstance(value, dict) else None)
     if cut_at is not None:
         return _failed("text", f"the JSON answer is cut off (unclosed bracket at char {cut_at})")
     if values:
         return _failed("text", 'no candidates in the JSON (expected {"candidates": [{"start": ...}]})')
     return _failed("text", "no JSON answer found in the text")
+
+
+def _note_text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _check_level(level: int) -> None:
@@ -341,4 +360,5 @@ def answer_from_record(answer: dict | None, level: int) -> ParsedAnswer | None:
         return parse_text_answer(raw, level)
     candidates = tuple(Candidate(c.get("start"), c.get("room_id"), c.get("raw") or "", c.get("problem"))
                        for c in answer.get("candidates") or [])
-    return ParsedAnswer(candidates, bool(answer.get("parse_ok")), path or "tool", answer.get("error"))
+    return ParsedAnswer(candidates, bool(answer.get("parse_ok")), path or "tool", answer.get("error"),
+                        _note_text(answer.get("note")))

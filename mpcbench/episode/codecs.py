@@ -101,8 +101,11 @@ class NativeCodec:
     levels 1-2), tool results as tool messages."""
     protocol = "native"
 
+    def __init__(self, privacy: bool = False):
+        self.privacy = privacy   # the system prompt states the privacy norm (--privacy-instructions on)
+
     def opening(self, env: Environment, *, max_steps: int, max_proposals: int) -> list[dict]:
-        return [{"role": "system", "content": system_prompt(env.level, mode=env.mode.name)},
+        return [{"role": "system", "content": system_prompt(env.level, mode=env.mode.name, privacy=self.privacy)},
                 {"role": "user", "content": env.prompt}]
 
     def request(self, env: Environment) -> dict:
@@ -140,9 +143,12 @@ class MintCodec:
     mode), `<solution>` answers; every message back ends with the count-down line."""
     protocol = "mint"
 
+    def __init__(self, privacy: bool = False):
+        self.privacy = privacy
+
     def opening(self, env: Environment, *, max_steps: int, max_proposals: int) -> list[dict]:
         prompt = mint_system_prompt(env.level, env.functions, code=_runs_code(env), steps=max_steps,
-                                    proposals=max_proposals)
+                                    proposals=max_proposals, privacy=self.privacy)
         return [{"role": "system", "content": prompt}, {"role": "user", "content": f"Task:\n{env.prompt}"}]
 
     def request(self, env: Environment) -> dict:
@@ -175,8 +181,9 @@ class MintCodec:
 CODECS: dict[str, type[NativeCodec] | type[MintCodec]] = {"native": NativeCodec, "mint": MintCodec}
 
 
-def codec_for(protocol: str) -> Codec:
-    return CODECS[protocol]()
+def codec_for(protocol: str, privacy: bool = False) -> Codec:
+    """The protocol's codec; `privacy`: its system prompt states the privacy norm."""
+    return CODECS[protocol](privacy)
 
 
 def _runs_code(env: Environment) -> bool:

@@ -226,7 +226,8 @@ class Episode:
         """The episode's journal line."""
         return episode_record(instance_id=self.env.instance_id, trial=trial, level=self.env.level, agent=agent,
                               model=model, mode=self.env.mode.name, output=self.out, answers=self.answers,
-                              trace=self.env.trace, latency_s=latency_s, traceback=self.traceback)
+                              trace=self.env.trace, latency_s=latency_s, traceback=self.traceback,
+                              prompt_rows=self.env.prompt_rows)
 
 
 def error_kind(error: str) -> str:
@@ -318,26 +319,28 @@ def turn_answer(output: AgentOutput, level: int, turn: int, feedback: str | None
     answer = output.answer
     if answer is None:
         return {"turn": turn, "path": None, "raw": None, "parse_ok": False, "error": "no answer",
-                "candidates": [], "feedback": feedback}
+                "candidates": [], "note": None, "feedback": feedback}
     return {"turn": turn, "path": answer.path, "raw": final_raw(output, level), "parse_ok": answer.parse_ok,
             "error": answer.error,
             "candidates": [{"start": c.start, "room_id": c.room_id, "raw": c.raw, "problem": c.problem}
-                           for c in answer.candidates], "feedback": feedback}
+                           for c in answer.candidates], "note": answer.note, "feedback": feedback}
 
 
 def episode_record(*, instance_id: str, trial: int, level: int, agent: str, model: str | None, mode: str,
                    output: AgentOutput, answers: list[dict], trace: list[ToolCall], latency_s: float,
-                   traceback: str | None = None) -> dict[str, Any]:  # noqa: A002
-    """One journal line: everything needed to score the episode again, or to replay it."""
+                   traceback: str | None = None, prompt_rows: tuple[str, ...] = ()) -> dict[str, Any]:  # noqa: A002
+    """One journal line: everything needed to score the episode again, or to replay it, with the
+    raw rows each call returned and the prompt showed (`prompt_rows`: context mode's sources)."""
     calls = [{"turn": c.turn, "step": c.step, "tool": c.tool, "arguments": c.arguments,
               "result_chars": len(c.result or ""), "latency_ms": round(c.latency_ms, 3), "error": c.error,
-              "via": c.via, "cell": c.cell}
+              "via": c.via, "cell": c.cell, "source_rows": list(c.source_rows)}
              for c in trace]
     record = {"v": JOURNAL_VERSION, "instance_id": instance_id, "trial": trial, "level": level, "agent": agent,
               "model": model, "mode": mode, "turns": len(answers), "steps": output.steps,
               "prompt_tokens": output.prompt_tokens, "completion_tokens": output.completion_tokens,
               "invalid_actions": output.invalid_actions, "latency_s": round(latency_s, 4), "error": output.error,
-              "answers": answers, "tool_calls": calls, "transcript": output.transcript}
+              "answers": answers, "tool_calls": calls, "prompt_rows": list(prompt_rows),
+              "transcript": output.transcript}
     if traceback is not None:
         record["traceback"] = traceback
     return record

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..agents.openai_agent import TOOL_CHOICES
+from ..agents import OFFLINE_AGENTS
 from ..episode.codecs import CODECS
 from ..episode.modes import MODES
 from ..errors import UserError
@@ -21,7 +22,7 @@ from ..warehouse import db
 from .provenance import url_host
 
 
-OFFLINE = ("scripted", "calendar-only", "random")
+OFFLINE = OFFLINE_AGENTS
 AGENTS = ("openai", *OFFLINE, "replay")
 EXTERNAL = ("mcp",)                         # agents outside the harness, served by `mpcbench mcp`
 PROTOCOLS = tuple(CODECS)                   # native (function calling) | mint (<execute>/<solution> text)
@@ -64,6 +65,9 @@ def parse_shard(text: str) -> tuple[int, int]:
     return i, n
 
 
+PRIVACY_INSTRUCTIONS = ("off", "on")
+
+
 @dataclass
 class EvalConfig:
     """Everything that defines a run (saved in run.json, so a resume needs only the directory)."""
@@ -79,6 +83,7 @@ class EvalConfig:
     mode: str = "tools"                     # tools | context (no tools; every source in the prompt) | code
     protocol: str = "native"                # native (function calling) | mint (<execute>/<solution> text)
     code_timeout_s: float = 30.0            # code mode: wall time per cell
+    privacy_instructions: str = "off"       # on: the system prompt states the privacy norm | off: it is silent
     # turns and feedback (MINT): after a wrong answer, feedback and another turn, up to max_turns
     max_turns: int = 1
     feedback: str = "none"                  # none | binary | rule | llm
@@ -123,6 +128,8 @@ class EvalConfig:
             raise UserError(f"--mode code runs the agents {', '.join(CODE_AGENTS)}, not {self.agent!r}")
         if self.protocol == "mint" and self.agent not in CODE_AGENTS:
             raise UserError(f"--protocol mint runs the agents {', '.join(CODE_AGENTS)}, not {self.agent!r}")
+        if self.privacy_instructions not in PRIVACY_INSTRUCTIONS:
+            raise UserError(f"--privacy-instructions must be on or off, not {self.privacy_instructions!r}")
         if self.code_timeout_s <= 0:
             raise UserError("--code-timeout must be above 0 seconds")
         if self.feedback not in KINDS:

@@ -316,7 +316,8 @@ async def run_episode(con, plan: AgentPlan, instance_id: str, level: int, trial:
                              model=plan.model, mode=config.mode, latency_s=time.perf_counter() - started)
     try:
         hidden = HiddenFacts(env.data) if plan.offline and level == 4 else None
-        episode = Episode(env, plan.make(instance_id, trial), codec_for(config.protocol), max_steps=config.max_steps,
+        codec = codec_for(config.protocol, privacy=config.privacy_instructions == "on")
+        episode = Episode(env, plan.make(instance_id, trial), codec, max_steps=config.max_steps,
                           max_turns=config.max_turns, feedback=feedback, hidden=hidden)
         await episode.play()
     except Exception as e:  # noqa: BLE001 - the policy could not be made

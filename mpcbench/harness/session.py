@@ -57,7 +57,7 @@ class ExternalRun:
         self.con, self.config, self.run_dir = con, config, run_dir
         self.episodes, self.todo = episodes, list(todo)
         self.level = episodes[0][1]
-        self.codec = NativeCodec()
+        self.codec = NativeCodec(privacy=config.privacy_instructions == "on")
         self.journal = Journal(run_dir / JOURNAL)
         self.episode: Episode | None = None
         self._open_next()

@@ -97,14 +97,15 @@ class InspectPolicy:
 
 
 @solver
-def tool_loop(db_path: str, max_steps: int = 30):
-    """The episode engine, with Inspect's model as the policy."""
+def tool_loop(db_path: str, max_steps: int = 30, privacy_instructions: bool = False):
+    """The episode engine, with Inspect's model as the policy (`privacy_instructions`: the system
+    prompt states the privacy norm)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         started = time.perf_counter()
         policy = InspectPolicy(get_model())
         with Environment(_connection(db_path), str(state.sample_id)) as env:
-            episode = Episode(env, policy, NativeCodec(), max_steps=max_steps)
+            episode = Episode(env, policy, NativeCodec(privacy=privacy_instructions), max_steps=max_steps)
             await episode.play()
             state.messages = await _from_openai(episode.messages)
             if policy.output is not None:
@@ -137,10 +138,13 @@ def oracle(db_path: str):
 
 @task
 def scheduling(level: int = 1, db: str = str(db.DEFAULT_DB), instances: int | None = None,
-               max_steps: int = 30) -> Task:
+               max_steps: int = 30, privacy_instructions: str = "off") -> Task:
     """MPCBench at one level: propose the N earliest meeting times that break no constraint."""
     level, instances = int(level), None if instances is None else int(instances)
     if level not in LEVELS:
         raise UserError(f"level must be 1, 2, 3 or 4, not {level}")
-    return Task(dataset=dataset(db, level, instances), solver=tool_loop(db, int(max_steps)), scorer=oracle(db),
+    if privacy_instructions not in ("on", "off"):
+        raise UserError(f"privacy_instructions must be on or off, not {privacy_instructions!r}")
+    return Task(dataset=dataset(db, level, instances),
+                solver=tool_loop(db, int(max_steps), privacy_instructions == "on"), scorer=oracle(db),
                 name=f"mpcbench_level{level}")
