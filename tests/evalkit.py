@@ -153,12 +153,16 @@ class GoldModel:
     after the feedback. Requests whose
     system prompt is the feedback rewriter's (`--feedback llm`) get a short rewrite.
 
+    With `note` (instance_id, the keys it answers -> text) its answers carry that note.
+
     Everything it was asked is in `self.requests` (instance_id, protocol, mode, request body)."""
 
-    def __init__(self, db_path: Path, *, wrong_first: bool = False):
+    def __init__(self, db_path: Path, *, wrong_first: bool = False,
+                 note: Callable[[str, list], str | None] | None = None):
         self.by_prompt = {prompt: (instance_id, level) for instance_id, level, prompt in instances(db_path)}
         self.gold = gold(db_path)
         self.wrong_first = wrong_first
+        self.note = note
         self.requests: list[tuple[str, str, str, dict]] = []
         self.lock = threading.Lock()
 
@@ -192,6 +196,8 @@ class GoldModel:
         if self.wrong_first and answered == 0:
             keys = [(s[:11] + "03:00", r) for s, r in keys[:1]]
         answer = submission(keys, level)
+        if self.note is not None:
+            answer["note"] = self.note(instance_id, keys)
         if native:
             return reply_tool_calls([("submit_candidates", answer)])
         return reply_text(f"<thought> I have it. </thought> The answer is <solution> {json.dumps(answer)} </solution>")
