@@ -31,6 +31,7 @@ from .judge_audit import audit_section, load_audit
 from .load import load_runs, run_labels
 from .mint import deltas_table, mint_table, published_table
 from .plots import plot_causes, plot_f1, plot_turns
+from .privacy import NOTE as PRIVACY_NOTE, has_privacy, privacy_table
 from .tables import (ablation_table, causes_table, coverage_table, detail_causes_table, efficiency_table, groups_of,
                      infra_table, modes_table, results_table, trials_table, turns_table)
 from .trajectories import write_trajectories
@@ -197,6 +198,8 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
                                 "and trial. ΔSuccess: in solved share (exact match within the turn budget), in "
                                 "points; ΔF1 in mean F1; 95% intervals from a paired bootstrap resampling "
                                 "instances."))
+    if has_privacy(groups):
+        sections.append(Section("Privacy", *privacy_table(groups), PRIVACY_NOTE))
     published_h, published_b, published_note = published_table()
     sections.append(Section("Published results (another build)", published_h, published_b,
                             f"Not these runs: {published_note}."))
