@@ -1,5 +1,7 @@
-"""The private test split (`mpcbench build --split test`): other instances of the same
-distribution, nothing of the secret written, and the split recorded in the build and the run."""
+"""The private test split (`mpcbench build --split test`) and the public train split (`--split
+train`): other instances of the same distribution, nothing of the secret written, no instance
+shared between train, dev and tests of several secrets (content hashes of the instance and its
+world), and the split recorded in the build, the run and the HF export."""
 
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ from typer.testing import CliRunner
 from mpcbench.cli import app
 from mpcbench.warehouse import build
 from mpcbench.world.config import load_world_config, world_config_path
-from mpcbench.world.split import derived_seed, seed_hash
+from mpcbench.dataset.fingerprint import instance_fingerprints, overlap
+from mpcbench.dataset.hf import export_hf
+from mpcbench.world.split import derived_seed, seed_hash, train_seed
 from evalkit import shared_build
 from offline_runner import run_offline
 
@@ -29,6 +33,7 @@ def splits(tmp_path_factory) -> dict[str, Path]:
     paths = {"dev": shared_build(tmp_path_factory, (1, 2, 3), INSTANCES), "a": base / "a.duckdb", "b": base / "b.duckdb"}
     build.build(paths["a"], (1, 2, 3), INSTANCES, split="test", secret=SECRETS[0])
     build.build(paths["b"], (1, 2, 3), INSTANCES, split="test", secret=SECRETS[1])
+    paths["train"] = shared_build(tmp_path_factory, (1, 2, 3), INSTANCES, split="train")
     return paths
 
 
@@ -87,6 +92,7 @@ def test_splits_agree_in_robust_statistics(splits):
         for level, share in rows(path, feasible_share):
             assert abs(share - dev[level]) < 0.15, (name, level, share, dev[level])
     for level in (1, 2, 3):
+        assert abs(calls["train"][level] - calls["dev"][level]) <= 0.3 * calls["dev"][level], calls
         assert abs(calls["a"][level] - calls["dev"][level]) <= 0.3 * calls["dev"][level], calls
         assert abs(calls["b"][level] - calls["dev"][level]) <= 0.3 * calls["dev"][level], calls
 
@@ -111,3 +117,57 @@ def test_cli_test_split_from_the_environment_and_recorded_in_the_run(tmp_path):
     run = (tmp_path / "run" / "run.json").read_text()
     assert f'"seed_hash": "{seed_hash(SECRETS[1])}"' in run and '"name": "test"' in run
     assert SECRETS[1] not in run
+
+
+def test_train_shares_no_instance_with_dev_or_any_test(splits):
+    """The train split against dev and the tests of two secrets: no content hash of an instance
+    and its world in common, nor a prompt; the hash does find an instance that is shared."""
+    connections = {name: duckdb.connect(str(path), read_only=True) for name, path in splits.items()}
+    try:
+        hashes = {name: set(instance_fingerprints(con).values()) for name, con in connections.items()}
+        assert all(len(h) == 3 * INSTANCES for h in hashes.values())
+        for name in ("dev", "a", "b"):
+            assert not hashes["train"] & hashes[name], name
+        assert overlap(list(connections.values())) == {}
+        # not vacuous: the same build twice shares every instance
+        assert len(overlap([connections["train"], connections["train"]])) == 3 * INSTANCES
+    finally:
+        for con in connections.values():
+            con.close()
+    prompts = {name: {p for (p,) in rows(path, "select prompt from instances")} for name, path in splits.items()}
+    assert not prompts["train"] & (prompts["dev"] | prompts["a"] | prompts["b"])
+
+
+def test_train_seeds_are_derived_apart(splits):
+    configs = [load_world_config(world_config_path(level)) for level in (1, 2, 3)]
+    for c in configs:
+        assert train_seed(c.seed) not in {c.seed, *(derived_seed(s, c.seed) for s in SECRETS)}
+    info = dict(rows(splits["train"], "select key, value from build_info"))
+    assert info["split"] == "train" and "split_seed_hash" not in info
+    # the records keep the configs' own seeds, as a test split's do
+    assert [s for (s,) in rows(splits["train"], "select seed from worlds order by level")] == [c.seed for c in configs]
+
+
+def test_cli_train_split_in_build_run_overlap_and_hf_export(tmp_path, splits):
+    db_path = tmp_path / "train.duckdb"
+    result = runner.invoke(app, ["build", "--db", str(db_path), "--split", "train", "--levels", "1",
+                                 "--instances", "2"], env={"MPCBENCH_SECRET_SEED": ""})
+    assert result.exit_code == 0, result.output
+    assert "(train split)" in result.output
+    result = runner.invoke(app, ["eval", "--agent", "scripted", "--db", str(db_path), "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert '"name": "train"' in (tmp_path / "run" / "run.json").read_text()
+    result = runner.invoke(app, ["overlap", str(db_path), str(splits["dev"]), str(splits["a"])])
+    assert result.exit_code == 0 and "no instance is shared" in result.output, result.output
+    result = runner.invoke(app, ["overlap", str(db_path), str(db_path)])
+    assert result.exit_code == 1 and "2 instance(s)" in result.output, result.output
+    result = runner.invoke(app, ["build", "--db", str(tmp_path / "y.duckdb"), "--split", "train", "--secret-seed",
+                                 "s", "--levels", "1"], env={"MPCBENCH_SECRET_SEED": ""})
+    assert result.exit_code == 2 and "public split" in result.output
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        export_hf(con, tmp_path / "hf")
+    finally:
+        con.close()
+    card = (tmp_path / "hf" / "README.md").read_text()
+    assert "This is MPCBench's `train` split" in card and "mpcbench-split-train" in card

@@ -1,4 +1,5 @@
-"""`mpcbench export` and `mpcbench import`: the dataset files (DESIGN.md section 5)."""
+"""`mpcbench export` and `mpcbench import`: the dataset files (DESIGN.md section 5); `mpcbench overlap`:
+whether builds (splits) share an instance."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..dataset.export import export_dataset
+from ..dataset.fingerprint import overlap
 from ..dataset.hf import export_hf
 from ..dataset.validate import DatasetError
 from ..warehouse import db
@@ -67,3 +69,27 @@ def import_command(
     console.print(table)
     for note in report.notes:
         typer.echo(f"note: {note}")
+
+
+def overlap_command(
+    builds: Annotated[list[Path], typer.Argument(help="Two or more builds (DuckDB files or `build --out` "
+                                                     "directories), e.g. a train, a dev and a test split.")],
+) -> None:
+    """Whether the builds share an instance: compares the content hashes of each instance and its
+    world (`dataset.fingerprint`); exit 1 if any two builds share one."""
+    if len(builds) < 2:
+        fail("give two or more builds to compare", 2)
+    connections = [open_db(path) for path in builds]
+    try:
+        splits = [dict(con.execute("select key, value from build_info").fetchall()).get("split", "dev")
+                  for con in connections]
+        shared = overlap(connections)
+    finally:
+        for con in connections:
+            con.close()
+    names = [f"{path} ({split})" for path, split in zip(builds, splits)]
+    if shared:
+        for where in list(shared.values())[:10]:
+            typer.echo("shared: " + ", ".join(f"{names[i]} {instance_id}" for i, instance_id in where))
+        fail(f"{len(shared)} instance(s) appear in more than one of the builds")
+    typer.echo(f"no instance is shared by {', '.join(names)}")

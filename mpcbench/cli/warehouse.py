@@ -35,8 +35,10 @@ def build_command(
     worlds: Annotated[Path | None, typer.Option(help="Directory of world_level{1,2,3,4}.toml configs.")] = None,
     jobs: Annotated[int | None, typer.Option(min=1, help="Levels built at once, in worker processes (default: "
                                                          "one per core). The result does not depend on it.")] = None,
-    split: Annotated[str, typer.Option(help="dev: the public split from the configs; test: a private split "
-                                            "from --secret-seed (same distribution, other instances).")] = "dev",
+    split: Annotated[str, typer.Option(help="dev: the public split from the configs; train: a public split "
+                                            "from seeds derived apart from dev's and test's (train on it); test: "
+                                            "a private split from --secret-seed (report on it). Same "
+                                            "distribution, other instances.")] = "dev",
     secret_seed: Annotated[str | None, typer.Option(
         envvar=SECRET_ENV, show_envvar=True, show_default=False,
         help="The secret of --split test; never written anywhere (the build records its hash).")] = None,
@@ -53,8 +55,8 @@ def build_command(
     """Generate the worlds and instances, label them with the SQL oracle, write the DuckDB file (or,
     with --out, a partitioned Parquet dataset that every command reads with --db DIR)."""
     chosen = parse_levels(levels)
-    if split == "dev" and secret_seed and os.environ.get(SECRET_ENV) != secret_seed:
-        fail("--secret-seed makes the private split: add --split test (dev is the public split)", 2)
+    if split != "test" and secret_seed and os.environ.get(SECRET_ENV) != secret_seed:
+        fail(f"--secret-seed makes the private split: add --split test ({split} is a public split)", 2)
     given = {name for name in ("engine", "address", "partition_size", "db_path")
              if (source := ctx.get_parameter_source(name)) is not None and source.name == "COMMANDLINE"}
     if out is None and given & {"engine", "address", "partition_size"}:

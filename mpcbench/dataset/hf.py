@@ -83,6 +83,8 @@ def dataset_card(con: duckdb.DuckDBPyConnection, exported: list[ExportedLevel]) 
     info = dict(con.execute("select key, value from build_info order by key").fetchall())
     counts = ", ".join(f"level {e.level}: {e.instances}" for e in exported)
     seeds = ", ".join(f"{k} = {v}" for k, v in info.items() if k.startswith("seed_"))
+    split = info.get("split", "dev")
+    secret = f" (its secret's hash: {info['split_seed_hash']})" if info.get("split_seed_hash") else ""
     return f"""---
 license: mit
 pretty_name: MPCBench
@@ -96,6 +98,7 @@ tags:
 - tool-use
 - scheduling
 - benchmark
+- mpcbench-split-{split}
 size_categories:
 - n<1K
 configs:
@@ -107,6 +110,13 @@ Can an agent pull scattered personal context together and get a real task right?
 asks for the N earliest meeting times that break no constraint, given calendars, an
 organisation's policies, project threads, a people directory and a room system. Instances:
 {counts}.
+
+## Split
+
+This is MPCBench's `{split}` split{secret} (`mpcbench build --split {split}`; the HF splits below
+are its levels). `train` and `dev` are public, `test` is private (built from a secret of its
+owner): train on `train` (or `dev`), report on a private `test`. No two splits share an instance
+(`mpcbench overlap` compares the content hashes of each instance and its world).
 
 ## Configs and columns
 
