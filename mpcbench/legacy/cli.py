@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from .archive import load_json, load_task, model_config, task_path
 from .audit import AuditConfig, run_audit
+from .privacy_audit import KEYWORDS, run_privacy_audit
 from .backend import ToolBackend, all_tools, legacy_name
 from .generate import PROVIDERS, generate
 from .judge import AXES, HEURISTIC, JUDGE_ATTEMPTS, build_judge_input, judge, judge_result
@@ -286,15 +287,20 @@ def judge_audit_command(
     max_input_chars: Annotated[int | None, typer.Option(min=1000, help="Cut longer judge inputs: every tool result "
                                                                         "to one common length that fits.")] = None,
     constrained: Constrained = False,
+    privacy: Annotated[bool, typer.Option(help="Audit a leak judge instead: does each answer's note leak a private "
+                                               "detail? Against the deterministic verdict (disclosed > 0); "
+                                               "--judge offline is the keyword judge.")] = False,
     base_url: BaseUrl = None, api_key_env: KeyEnv = "OPENAI_API_KEY", cache: Cache = None, replay: Replay = False,
     timeout: Timeout = 120.0, max_retries: Retries = 5, temperature: Temperature = 0.0, seed: Seed = 0,
     max_tokens: MaxTokens = None,
 ) -> None:
     """Run the legacy two-axis LLM judge on MPCBench episodes and measure it against the SQL oracle: Spearman
-    against F1 and exact match, false-pass and false-fail rates, judge-vs-judge and trial-vs-trial agreement."""
+    against F1 and exact match, false-pass and false-fail rates, judge-vs-judge and trial-vs-trial agreement.
+    With --privacy, a leak judge on the answers' notes against the privacy track's verdict."""
     if judge not in (None, "offline"):
         fail("--judge takes only `offline` (a model goes in --judge-model)", 2)
-    judges = tuple(judge_model or ()) + ((HEURISTIC,) if judge == "offline" else ())
+    offline = KEYWORDS if privacy else HEURISTIC
+    judges = tuple(judge_model or ()) + ((offline,) if judge == "offline" else ())
     if not judges:
         fail("give --judge-model NAME (repeatable) or --judge offline", 2)
     options = endpoint(list(judges), cache or out / "judge_cache.jsonl", base_url, api_key_env, replay, timeout,
@@ -304,9 +310,13 @@ def judge_audit_command(
                          constrained=constrained)
     with _bar() as bar:
         try:
-            report = run_audit(config, options, Bar(bar, "judge-audit"))
+            audit = run_privacy_audit if privacy else run_audit
+            report = audit(config, options, Bar(bar, "judge-audit"))
         except UserError as e:
             fail(str(e))
     typer.echo(report.read_text(encoding="utf-8"))
+    if privacy:
+        typer.echo(f"Audit: {report} (verdicts {report.with_name('privacy_judge.parquet')})")
+        return
     typer.echo(f"Audit: {report} (plot {report.with_name('judge_audit.png')}, scores "
                f"{report.with_name('judge_scores.parquet')})")
