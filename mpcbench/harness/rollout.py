@@ -1,0 +1,246 @@
+"""Episodes driven one reply at a time from outside, and their rewards: what the training
+environments (`integrations.verifiers_env`, `integrations.openenv_env`) are made of.
+
+    pool = RolloutPool("build/train.duckdb")               # one warehouse, any number of rollouts
+    rollout = pool.open("L2-0007")                         # an episode of the engine
+    rollout.messages                                       # the system prompt and the task (eval's)
+    rollout.tools                                          # the tools and submit_candidates (eval's)
+    back = await rollout.reply({"role": "assistant", "content": None, "tool_calls": [...]})
+    back                                                   # the tool messages: `mpcbench tools call`'s text
+    rollout.done                                           # after a valid submission (or a text answer,
+                                                           # or the step budget spent)
+    result = pool.finish(rollout)                          # the journal record, scored as eval scores it
+    result.reward, result.metrics                          # reward = sum(weight * metric)
+
+Each rollout is an `episode.engine.Episode` whose policy's replies arrive from outside, as in
+`harness.session` (MCP): a reply is read by the native codec and its actions are run by
+`Episode.act`, so a tool call returns exactly the text `mpcbench tools call` prints, a
+`submit_candidates` call that fails its schema comes back as an error the policy can fix, and a
+valid one ends the episode. Its journal record is the one `mpcbench eval` would write for the same
+conversation, and it is scored by the same grader (`grading.scoring.Grader`: F1, exact match,
+the failure cause; an answer is its first N candidates). The reward is computed from the
+record's answer and tool calls against the warehouse's labels, never from anything the policy
+could write into the world: the tools only read.
+
+Rewards (`REWARD_WEIGHTS`, documented in docs/training.md): `reward = sum(weights[m] * metrics[m])`
+over the metrics `f1` and `exact_match` (both in [0, 1]); by default `f1` alone (weight 1.0).
+An episode that ends in a harness error (our failure) gets reward 0 and `harness_error = 1`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from ..episode.answers import SUBMIT_TOOL_NAME
+from ..episode.codecs import NativeCodec
+from ..episode.engine import Episode, Reply, View, turn_answer
+from ..episode.environment import Environment
+from ..episode.modes import make_mode
+from ..errors import UserError
+from ..grading.scoring import Grader
+from ..warehouse import db
+from .journal import episodes_from_journal
+
+METRICS = ("f1", "exact_match", "precision", "recall", "first_correct", "ndcg", "over_submitted", "parse_ok")
+REWARD_WEIGHTS = {"f1": 1.0, "exact_match": 0.0}
+
+
+class OutsidePolicy:
+    """The policy of a rollout: its replies arrive through `Rollout.reply`, never asked for."""
+
+    name = "rollout"
+
+    async def reply(self, view: View) -> Reply:
+        raise RuntimeError("a rollout's replies arrive through Rollout.reply")
+
+
+@dataclass
+class Result:
+    """A finished rollout: its journal record, the grader's row, the reward and the metrics."""
+    record: dict
+    row: dict | None                     # None: a harness error (not scored)
+    reward: float
+    metrics: dict[str, float] = field(default_factory=dict)
+    failure_cause: str | None = None     # None: exact, or not scored
+
+
+class Rollout:
+    """One episode of the engine whose replies arrive from outside (see the module docstring)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, instance_id: str, *, mode: str = "tools",
+                 max_steps: int = 30, privacy_instructions: str = "off"):
+        self.cursor = con.cursor()        # this rollout's own: rollouts run side by side
+        try:
+            self.env = Environment(self.cursor, instance_id, make_mode(mode))
+        except BaseException:
+            self.cursor.close()
+            raise
+        self.codec = NativeCodec(privacy=privacy_instructions == "on")
+        self.episode = Episode(self.env, OutsidePolicy(), self.codec, max_steps=max_steps)
+        self.started = time.perf_counter()
+        self.done = False
+        self._finished = False
+
+    @property
+    def instance_id(self) -> str:
+        return self.env.instance_id
+
+    @property
+    def level(self) -> int:
+        return self.env.level
+
+    @property
+    def messages(self) -> list[dict]:
+        """The conversation so far (OpenAI's message shape): first the system prompt and the task."""
+        return self.episode.messages
+
+    @property
+    def tools(self) -> list[dict]:
+        """The tools offered, as OpenAI function entries: the level's, then submit_candidates."""
+        return self.codec.request(self.env)["tools"]
+
+    @property
+    def steps_left(self) -> int:
+        return self.episode.max_steps - self.episode.out.steps
+
+    async def reply(self, message: dict) -> list[dict]:
+        """Take the policy's next reply (an assistant message: `content`, `tool_calls`) and run it
+        through the engine; the messages the environment answers (a tool message per call; none
+        after a plain-text answer). Sets `done` when the episode has its answer, when the step
+        budget is spent, or on a harness error."""
+        if self.done:
+            raise RuntimeError(f"the episode of {self.instance_id} is over")
+        episode = self.episode
+        episode.out.steps += 1
+        kept, actions = self.codec.read(dict(message), self.env)
+        episode.messages.append(kept)
+        before = len(episode.messages)
+        try:
+            answered = await episode.act(actions, turn=1)
+        except Exception as e:  # noqa: BLE001 - ours: the episode ends as a harness error
+            episode.fail(e)
+            answered = True
+        if answered or episode.out.steps >= episode.max_steps:
+            self.done = True
+        return episode.messages[before:]
+
+    def record(self, trial: int = 1, agent: str = "rollout", model: str | None = None) -> dict:
+        """The journal record `mpcbench eval` would write for this conversation (the episode
+        ends here: no answer yet is `no answer`)."""
+        if not self._finished:
+            self.episode.answers.append(turn_answer(self.episode.out, self.level, 1))
+            self._finished = True
+            self.done = True
+        return self.episode.record(trial=trial, agent=agent, model=model,
+                                   latency_s=time.perf_counter() - self.started)
+
+    def close(self) -> None:
+        try:
+            self.env.close()
+        finally:
+            self.cursor.close()
+
+
+def reward_of(metrics: dict[str, float], weights: dict[str, float] | None = None) -> float:
+    """sum(weights[m] * metrics[m]); unknown metric names are a ValueError."""
+    weights = REWARD_WEIGHTS if weights is None else weights
+    unknown = sorted(set(weights) - set(metrics))
+    if unknown:
+        raise ValueError(f"no metric {', '.join(unknown)} to weigh; the metrics are {', '.join(sorted(metrics))}")
+    return float(sum(w * metrics[m] for m, w in weights.items()))
+
+
+class RolloutPool:
+    """A warehouse opened once for many rollouts, and the grader that scores them (its cursors
+    are kept, so scoring a rollout costs milliseconds). Thread-safe: rollouts and scoring may run
+    side by side."""
+
+    def __init__(self, db_path: str | Path = db.DEFAULT_DB, *, mode: str = "tools", max_steps: int = 30,
+                 privacy_instructions: str = "off", weights: dict[str, float] | None = None):
+        if not Path(db_path).exists():
+            raise UserError(f"{db_path} does not exist; run `mpcbench build` first (or pass db=PATH)")
+        if privacy_instructions not in ("on", "off"):
+            raise UserError(f"privacy_instructions must be on or off, not {privacy_instructions!r}")
+        self.db_path = Path(db_path)
+        self.con = db.open_existing(self.db_path)
+        self.mode, self.max_steps, self.privacy_instructions = mode, max_steps, privacy_instructions
+        self.weights = dict(REWARD_WEIGHTS if weights is None else weights)
+        reward_of(dict.fromkeys(METRICS, 0.0), self.weights)   # unknown names fail here, not mid-run
+        self.grader = Grader(self.con)
+        self._lock = threading.Lock()
+
+    def split(self) -> str:
+        with self._lock:
+            cur = self.con.cursor()
+        try:
+            return dict(cur.execute("select key, value from build_info").fetchall()).get("split", "dev")
+        finally:
+            cur.close()
+
+    def instances(self, level: int | None = None, limit: int | None = None) -> list[tuple[str, int, str]]:
+        """(instance_id, level, prompt) of the warehouse's instances, in eval's order."""
+        with self._lock:
+            cur = self.con.cursor()
+        try:
+            rows = cur.execute("select instance_id, level, prompt from instances where $level is null or "
+                               "level = $level order by level, position", {"level": level}).fetchall()
+        finally:
+            cur.close()
+        return rows[:limit] if limit is not None else rows
+
+    def open(self, instance_id: str) -> Rollout:
+        with self._lock:   # DuckDB: cursors are made one at a time
+            return Rollout(self.con, instance_id, mode=self.mode, max_steps=self.max_steps,
+                           privacy_instructions=self.privacy_instructions)
+
+    def score(self, record: dict) -> Result:
+        """The grader's row of a journal record (as `mpcbench eval` scores it), its metrics and reward."""
+        key = (record["instance_id"], int(record["trial"]))
+        row = None if record.get("error") else self.grader.score(episodes_from_journal([record])).final().get(key)
+        if row is None:
+            metrics = dict.fromkeys(METRICS, 0.0)
+            metrics["harness_error"] = 1.0
+            return Result(record, None, 0.0, metrics, record.get("error"))
+        metrics = {m: float(row[m] or 0.0) for m in METRICS}
+        metrics["harness_error"] = 0.0
+        return Result(record, row, reward_of(metrics, self.weights), metrics, row.get("failure_cause"))
+
+    def finish(self, rollout: Rollout, *, trial: int = 1, agent: str = "rollout", model: str | None = None) -> Result:
+        """End the rollout (closing its environment) and score it."""
+        try:
+            record = rollout.record(trial=trial, agent=agent, model=model)
+        finally:
+            rollout.close()
+        return self.score(record)
+
+    def close(self) -> None:
+        self.grader.close()
+        self.con.close()
+
+
+def program_messages(con: duckdb.DuckDBPyConnection, program, instance_id: str, *, hidden=None,
+                     batch: bool = True) -> list[dict]:
+    """An offline agent (a program of `agents`) as a scripted policy: it runs once on an
+    environment of its own, and its tool calls and submission become assistant messages: one
+    message holding them all (`batch`: one step, as `mpcbench eval` counts a program's reply),
+    or one call per message."""
+    cur = con.cursor()
+    try:
+        with Environment(cur, instance_id) as env:
+            arguments = program.submission(env, None, hidden)
+            calls = [{"id": f"call_{i}", "type": "function", "function": {"name": c.tool, "arguments": c.arguments}}
+                     for i, c in enumerate(env.trace, 1)]
+    finally:
+        cur.close()
+    raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    calls.append({"id": f"call_{len(calls) + 1}", "type": "function",
+                  "function": {"name": SUBMIT_TOOL_NAME, "arguments": raw}})
+    if batch:
+        return [{"role": "assistant", "content": None, "tool_calls": calls}]
+    return [{"role": "assistant", "content": None, "tool_calls": [c]} for c in calls]
