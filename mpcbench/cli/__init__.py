@@ -54,6 +54,7 @@ app.command("report")(runs.report_command)
 app.add_typer(legacy.app, name="legacy")
 app.command("judge-audit")(legacy.judge_audit_command)
 app.command("mcp")(integrations.mcp_command)
+app.command("serve-env")(integrations.serve_env_command)
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""`mpcbench mcp`: serve the tools to an outside agent over MCP (needs `pip install 'mpcbench[mcp]'`)."""
+"""`mpcbench mcp`: serve the tools to an outside agent over MCP (needs `pip install 'mpcbench[mcp]'`);
+`mpcbench serve-env`: the OpenEnv training environment over HTTP (needs `pip install 'mpcbench[train]'`)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,33 @@ def mcp_command(
     err.print(f"Stopped: {done} of {len(session.episodes)} instances answered; tables in {session.run_dir}/ "
               f"(serve the rest with `mpcbench mcp --run {session.run_dir} ...` and the same selection)",
               markup=False, highlight=False)
+
+
+def serve_env_command(
+    level: Annotated[int | None, typer.Option(min=1, max=4, help="Serve the instances of this level (default: "
+                                                                 "all).")] = None,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="The port to listen on.")] = 8000,
+    host: Annotated[str, typer.Option(help="The address to listen on.")] = "127.0.0.1",
+    max_sessions: Annotated[int, typer.Option(min=1, help="Sessions (episodes) side by side.")] = 64,
+    max_steps: Annotated[int, typer.Option(min=1, help="Model replies per episode, as eval's --max-steps.")] = 30,
+    privacy_instructions: Annotated[str, typer.Option(help="on: the system prompt states the privacy norm.")] = "off",
+    db_path: DbOption = db.DEFAULT_DB,
+) -> None:
+    """Serve MPCBench as an OpenEnv environment (reset/step over OpenEnv's HTTP and WebSocket
+    server; one episode per session, sessions side by side): see docs/training.md."""
+    try:
+        import uvicorn
+
+        from ..harness.rollout import RolloutPool
+        from ..integrations.openenv_env import make_app  # optional dependency
+    except ImportError as e:
+        fail(f"serve-env needs openenv-core ({e.name} is missing): pip install 'mpcbench[train]'")
+    pool = RolloutPool(db_path, max_steps=max_steps, privacy_instructions=privacy_instructions)
+    app = make_app(pool, level, max_sessions=max_sessions)
+    err.print(f"Serving {db_path} ({pool.split()} split{f', level {level}' if level else ''}) as an OpenEnv "
+              f"environment at http://{host}:{port} (WebSocket /ws; up to {max_sessions} sessions)",
+              markup=False, highlight=False)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+    finally:
+        pool.close()
