@@ -42,6 +42,7 @@ from ..episode.codecs import NativeCodec
 from ..episode.engine import Episode, Reply, View, turn_answer
 from ..episode.environment import Environment
 from ..episode.modes import make_mode
+from ..episode.tools import HiddenFacts
 from ..errors import UserError
 from ..grading.scoring import Grader
 from ..warehouse import db
@@ -224,16 +225,18 @@ class RolloutPool:
         self.con.close()
 
 
-def program_messages(con: duckdb.DuckDBPyConnection, program, instance_id: str, *, hidden=None,
+def program_messages(con: duckdb.DuckDBPyConnection, program, instance_id: str, *, hidden: bool = True,
                      batch: bool = True) -> list[dict]:
     """An offline agent (a program of `agents`) as a scripted policy: it runs once on an
-    environment of its own, and its tool calls and submission become assistant messages: one
-    message holding them all (`batch`: one step, as `mpcbench eval` counts a program's reply),
+    environment of its own (with level 4's hidden facts, as `mpcbench eval` gives them to
+    offline agents, unless `hidden` is False), and its tool calls and submission become assistant
+    messages: one message holding them all (`batch`: one step, as eval counts a program's reply),
     or one call per message."""
     cur = con.cursor()
     try:
         with Environment(cur, instance_id) as env:
-            arguments = program.submission(env, None, hidden)
+            facts = HiddenFacts(env.data) if hidden and env.level == 4 else None
+            arguments = program.submission(env, None, facts)
             calls = [{"id": f"call_{i}", "type": "function", "function": {"name": c.tool, "arguments": c.arguments}}
                      for i, c in enumerate(env.trace, 1)]
     finally:

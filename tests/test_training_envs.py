@@ -1,0 +1,323 @@
+"""The training environments (docs/training.md): episodes of the engine driven one reply at a time
+(`harness.rollout`), as verifiers' ToolEnv (`integrations.verifiers_env`) and as OpenEnv's
+reset/step server (`integrations.openenv_env`).
+
+Checked episode by episode at levels 1-4 of the tiny build: the reward and the metrics of a
+rollout equal the scores `mpcbench eval` gives the same answers, for a fake model (evalkit's
+GoldModel with answers made partly wrong, over-long or exact) and for every offline agent (replayed
+as a scripted policy: its tool calls and submission as assistant messages); the prompt and the
+tools are eval's, a tool's text is `mpcbench tools call`'s; shortcut agents (spray, the
+office-hours prober, memorised policies) earn no more than the calendar-only baseline. The engine
+side runs everywhere; the verifiers and OpenEnv wrappers need the `train` extra and skip without
+it (verifiers and openenv-core pull in transformers and gradio: not in dev, CI skips them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import statistics
+import threading
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from evalkit import GoldModel, shared_build
+from exploits import ProberAgent, SprayAgent
+from fake_openai import FakeOpenAI, RecordedRequest, reply_tool_calls
+from mpcbench.agents import make_agent
+from mpcbench.cli import app
+from mpcbench.episode.codecs import NativeCodec
+from mpcbench.episode.environment import Environment
+from mpcbench.harness.config import EvalConfig
+from mpcbench.harness.rollout import REWARD_WEIGHTS, RolloutPool, program_messages, reward_of
+from mpcbench.harness.runner import run_eval
+from test_memorised_policies import MemorisedPolicyAgent, memorise
+
+AGENTS = ("scripted", "calendar-only", "random", "leaky", "over-reader")
+runner = CliRunner()
+
+
+class VariedModel(GoldModel):
+    """GoldModel whose answers vary by instance: exact, only the first start, the gold with three
+    more starts past N (cut to N: exact), a wrong first start then the rest of the gold."""
+
+    def __init__(self, db_path: Path):
+        super().__init__(db_path)
+        for k, (instance_id, keys) in enumerate(sorted(self.gold.items())):
+            extra = [(s[:11] + "03:00", r) for s, r in keys[:3]]
+            self.gold[instance_id] = [keys, keys[:1], keys + extra, extra[:1] + keys[1:]][k % 4]
+
+
+def local_reply(model, messages: list[dict], tools: list[dict], index: int) -> dict:
+    """The assistant message the fake server would send for this request (no HTTP)."""
+    body = {"model": "fake", "messages": messages, "tools": tools}
+    req = RecordedRequest(index, "POST", "/v1/chat/completions", {}, body, json.dumps(body).encode())
+    return model(req).body(req)["choices"][0]["message"]
+
+
+def scores_of(run_dir: Path) -> dict[str, tuple[float, bool]]:
+    runs = pl.read_parquet(run_dir / "runs.parquet")
+    return {r["instance_id"]: (r["f1"], r["exact_match"]) for r in runs.iter_rows(named=True)}
+
+
+@pytest.fixture(scope="module")
+def eval_scores(db_path, tmp_path_factory) -> dict[str, dict[str, tuple[float, bool]]]:
+    """`mpcbench eval`'s scores per agent (the offline agents and the varied fake model)."""
+    out = tmp_path_factory.mktemp("eval")
+    found = {}
+    for agent in AGENTS:
+        found[agent] = scores_of(run_eval(EvalConfig(agent=agent, db=str(db_path), levels=(1, 2, 3, 4),
+                                                     out=str(out / agent))).run_dir)
+    with pytest.MonkeyPatch.context() as mp, FakeOpenAI(VariedModel(db_path)) as srv:
+        mp.setenv("OPENAI_API_KEY", "sk-test-training")
+        found["model"] = scores_of(run_eval(EvalConfig(agent="openai", model="fake", base_url=srv.base_url,
+                                                       db=str(db_path), levels=(1, 2, 3, 4), max_retries=0,
+                                                       out=str(out / "model"))).run_dir)
+    return found
+
+
+@pytest.fixture(scope="module")
+def pool(db_path):
+    pool = RolloutPool(db_path)
+    yield pool
+    pool.close()
+
+
+def replay(pool: RolloutPool, agent, instance_id: str, batch: bool = True) -> list[dict]:
+    """An offline agent's tool calls and submission as assistant messages (at level 4 with the
+    hidden facts, as eval gives them)."""
+    return program_messages(pool.con, agent, instance_id, batch=batch)
+
+
+async def drive(pool: RolloutPool, instance_id: str, policy) -> tuple[float, dict]:
+    """A rollout through the engine: `policy(rollout, index)` gives each assistant message."""
+    rollout = pool.open(instance_id)
+    index = 0
+    while not rollout.done:
+        await rollout.reply(policy(rollout, index))
+        index += 1
+    result = await asyncio.to_thread(pool.finish, rollout)
+    return result.reward, result.metrics
+
+
+def rollout_scores(pool: RolloutPool, agent: str, db_path: Path) -> dict[str, tuple[float, float]]:
+    ids = [i for i, _, _ in pool.instances()]
+    if agent == "model":
+        model = VariedModel(db_path)
+        policy_of = {i: (lambda r, k: local_reply(model, r.messages, r.tools, k)) for i in ids}
+    else:
+        scripts = {i: replay(pool, make_agent(agent), i) for i in ids}
+        policy_of = {i: (lambda r, k, i=i: scripts[i][k]) for i in ids}
+
+    async def all_of():
+        return await asyncio.gather(*(drive(pool, i, policy_of[i]) for i in ids))
+
+    return {i: (m["f1"], m["exact_match"]) for i, (_, m) in zip(ids, asyncio.run(all_of()))}
+
+
+@pytest.mark.parametrize("agent", [*AGENTS, "model"])
+def test_rollout_rewards_equal_eval_scores_episode_by_episode(pool, eval_scores, db_path, agent):
+    got = rollout_scores(pool, agent, db_path)
+    want = {i: (f1, float(em)) for i, (f1, em) in eval_scores[agent].items()}
+    assert set(got) == set(want) and {i[:2] for i in got} == {"L1", "L2", "L3", "L4"}
+    assert got == want
+    if agent == "model":   # the varied answers: exact, partial, over-long (cut: exact) and wrong
+        assert {em for _, em in got.values()} == {0.0, 1.0} and len({f1 for f1, _ in got.values()}) > 2
+
+
+def test_the_prompt_tools_and_texts_are_evals(pool, db_path):
+    for instance_id in ("L1-0001", "L2-0001", "L3-0001", "L4-0001"):
+        rollout = pool.open(instance_id)
+        with Environment(pool.con.cursor(), instance_id) as env:
+            codec = NativeCodec()
+            assert rollout.messages == codec.opening(env, max_steps=30, max_proposals=1)
+            assert rollout.tools == codec.request(env)["tools"]
+        back = asyncio.run(rollout.reply({"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_current_time", "arguments": "{}"}},
+            {"id": "c2", "type": "function", "function": {"name": "list_rooms", "arguments": "{}"}}]}))
+        printed = runner.invoke(app, ["tools", "call", "get_current_time", "--instance", instance_id,
+                                      "--db", str(db_path)])
+        assert printed.exit_code == 0, printed.output
+        assert back[0] == {"role": "tool", "tool_call_id": "c1", "content": printed.output.rstrip("\n")}
+        assert back[1]["content"].startswith("error:") == (rollout.level < 3)   # rooms: levels 3-4 only
+        bad = asyncio.run(rollout.reply({"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c3", "type": "function", "function": {"name": "submit_candidates", "arguments": "{}"}}]}))
+        assert bad[0]["content"].startswith("error:") and not rollout.done   # a schema error to fix
+        pool.finish(rollout)
+
+
+def test_weights_and_the_read_only_warehouse(pool):
+    metrics = {"f1": 0.5, "exact_match": 0.0}
+    assert reward_of(metrics) == 0.5 and REWARD_WEIGHTS == {"f1": 1.0, "exact_match": 0.0}
+    assert reward_of(metrics, {"f1": 0.5, "exact_match": 0.5}) == 0.25
+    with pytest.raises(ValueError, match="no metric"):
+        reward_of(metrics, {"f2": 1.0})
+    # the policy's calls only read: the warehouse under the labels cannot be written
+    with pytest.raises(Exception, match="read-only|read only"):
+        pool.con.cursor().execute("delete from events")
+
+
+def shortcut_means(pool: RolloutPool, agents: dict) -> dict[str, float]:
+    """Mean reward per agent over the pool's instances, each replayed through a rollout."""
+    ids = [i for i, _, _ in pool.instances()]
+    means = {}
+    for name, make in agents.items():
+        scripts = {i: replay(pool, make(), i) for i in ids}
+
+        async def all_of(scripts=scripts):
+            return await asyncio.gather(*(drive(pool, i, lambda r, k, i=i: scripts[i][k]) for i in ids))
+
+        means[name] = statistics.mean(reward for reward, _ in asyncio.run(all_of()))
+    return means
+
+
+def test_shortcut_agents_earn_no_more_than_the_calendar_only_baseline(pool, db_path, tmp_path_factory):
+    """Spray and the office-hours prober on the build; memorised policies (of this build) on a
+    train split, which draws other policies."""
+    means = shortcut_means(pool, {"calendar-only": lambda: make_agent("calendar-only"),
+                                  "spray": lambda: SprayAgent(None), "prober": lambda: ProberAgent(None)})
+    assert means["spray"] <= means["calendar-only"] and means["prober"] <= means["calendar-only"], means
+    memory = memorise(pool.con.cursor())
+    train = RolloutPool(shared_build(tmp_path_factory, (1, 2, 3), 8, split="train"))
+    try:
+        assert train.split() == "train"
+        on_train = shortcut_means(train, {"calendar-only": lambda: make_agent("calendar-only"),
+                                          "memorised": lambda: MemorisedPolicyAgent(memory)})
+    finally:
+        train.close()
+    assert on_train["memorised"] <= on_train["calendar-only"] + 0.05, on_train
+
+
+# --- the wrappers (the `train` extra) ----------------------------------------------------------------
+
+SHORTCUTS = {"spray": lambda: SprayAgent(None), "prober": lambda: ProberAgent(None)}
+
+
+def agent_named(name: str):
+    return SHORTCUTS[name]() if name in SHORTCUTS else make_agent(name)
+
+
+def program_script(pool: RolloutPool, agent: str):
+    """A fake_openai script replying an offline agent's calls and submission in one message."""
+    scripts = {}
+    for instance_id, _, prompt in pool.instances():
+        (message,) = replay(pool, agent_named(agent), instance_id)
+        scripts[prompt] = [(c["function"]["name"], c["function"]["arguments"]) for c in message["tool_calls"]]
+    return lambda req: reply_tool_calls(scripts[next(m["content"] for m in req.messages if m["role"] == "user")])
+
+
+def verifiers_rewards(vf, db_path: Path, script) -> dict[str, tuple[float, float, float]]:
+    """(f1, exact_match, reward) per instance of levels 1-4 through the verifiers environment, the
+    model behind a fake OpenAI-compatible endpoint."""
+    got = {}
+    for level in (1, 2, 3, 4):
+        env = vf.load_environment("mpcbench", level=level, db=str(db_path))   # the id vf-eval takes
+        with FakeOpenAI(script) as srv:
+            out = env.evaluate_sync(client=vf.ClientConfig(api_key_var="FAKE_KEY", api_base_url=srv.base_url),
+                                    model="fake", max_concurrent=8)
+        got.update({o["info"]["instance_id"]: (o["f1"], o["exact_match"], o["reward"]) for o in out["outputs"]})
+    return got
+
+
+@pytest.mark.parametrize("agent", ["model", "scripted", "calendar-only", "random"])
+def test_verifiers_env_rewards_equal_eval_scores(db_path, eval_scores, pool, monkeypatch, agent):
+    vf = pytest.importorskip("verifiers", reason="the train extra (verifiers) is not installed")
+    monkeypatch.setenv("FAKE_KEY", "sk-test")
+    env = vf.load_environment("mpcbench", level=1, db=str(db_path))
+    assert type(env).__name__ == "MPCBenchEnv" and isinstance(env, vf.ToolEnv)
+    want = {i: (f1, float(em)) for i, (f1, em) in eval_scores[agent].items()}
+    got = verifiers_rewards(vf, db_path, VariedModel(db_path) if agent == "model" else program_script(pool, agent))
+    assert {i: (f1, em) for i, (f1, em, _) in got.items()} == want
+    assert all(reward == f1 for f1, _, reward in got.values())
+
+
+def _serve(pool: RolloutPool):
+    uvicorn = pytest.importorskip("uvicorn")
+    from mpcbench.integrations.openenv_env import make_app
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(make_app(pool, max_sessions=32), host="127.0.0.1", port=port,
+                                           log_level="critical"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    return server, thread, f"http://127.0.0.1:{port}"
+
+
+@pytest.mark.parametrize("agent", ["model", "scripted", "calendar-only"])
+def test_openenv_sessions_side_by_side_reward_as_eval(db_path, eval_scores, pool, agent):
+    pytest.importorskip("openenv", reason="the train extra (openenv-core) is not installed")
+    server, thread, url = _serve(pool)
+    model = VariedModel(db_path)
+    scripts = {} if agent == "model" else {i: replay(pool, make_agent(agent), i) for i, _, _ in pool.instances()}
+
+    def policy(instance_id, messages, tools, k):
+        return local_reply(model, messages, tools, k) if agent == "model" else scripts[instance_id][k]
+
+    try:
+        found = openenv_rewards(pool, url, policy)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    want = {i: (f1, float(em)) for i, (f1, em) in eval_scores[agent].items()}
+    assert {i: (m["f1"], m["exact_match"]) for i, (_, m) in found.items()} == want
+    assert all(reward == m["f1"] for reward, m in found.values())
+
+
+def openenv_rewards(pool: RolloutPool, url: str, policy) -> dict[str, tuple[float, dict]]:
+    """(reward, metrics) per instance, an OpenEnv session each, all side by side;
+    `policy(instance_id, messages, tools, k)` gives the k-th assistant message."""
+    from openenv.core import GenericEnvClient
+
+    async def episode(instance_id: str) -> tuple[str, float, dict]:
+        async with GenericEnvClient(base_url=url) as env:      # a session: one episode
+            result = await env.reset(instance_id=instance_id)
+            messages, tools, k = list(result.observation["messages"]), result.observation["tools"], 0
+            while not result.done:
+                message = policy(instance_id, messages, tools, k)
+                result = await env.step({"message": message})
+                messages += [message, *result.observation["messages"]]
+                k += 1
+            return instance_id, result.reward, result.observation["metrics"]
+
+    async def all_of():
+        return await asyncio.gather(*(episode(i) for i, _, _ in pool.instances()))
+
+    return {i: (reward, metrics) for i, reward, metrics in asyncio.run(all_of())}
+
+
+def test_shortcut_agents_through_both_environments(db_path, pool, monkeypatch):
+    """Spray and the prober, through verifiers' ToolEnv and OpenEnv's server: mean reward at most
+    the calendar-only baseline's."""
+    vf = pytest.importorskip("verifiers", reason="the train extra (verifiers) is not installed")
+    pytest.importorskip("openenv", reason="the train extra (openenv-core) is not installed")
+    monkeypatch.setenv("FAKE_KEY", "sk-test")
+    agents = ("calendar-only", "spray", "prober")
+    through_vf = {a: statistics.mean(r for _, _, r in verifiers_rewards(vf, db_path, program_script(pool, a)).values())
+                  for a in agents}
+    server, thread, url = _serve(pool)
+    try:
+        through_openenv = {}
+        for a in agents:
+            scripts = {i: replay(pool, agent_named(a), i) for i, _, _ in pool.instances()}
+            found = openenv_rewards(pool, url, lambda i, m, t, k, scripts=scripts: scripts[i][k])
+            through_openenv[a] = statistics.mean(r for r, _ in found.values())
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    for means in (through_vf, through_openenv):
+        assert means["spray"] <= means["calendar-only"] and means["prober"] <= means["calendar-only"], means
+    assert through_vf == pytest.approx(through_openenv)
+
+
+def test_serve_env_needs_the_train_extra_or_serves(db_path):
+    result = runner.invoke(app, ["serve-env", "--help"])
+    assert result.exit_code == 0 and "OpenEnv" in result.output
+    assert json.loads(json.dumps(REWARD_WEIGHTS)) == {"f1": 1.0, "exact_match": 0.0}
