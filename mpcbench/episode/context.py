@@ -16,7 +16,8 @@ Noise stays in (other policies, cancelled events, chatter), as the tools would s
 A model agent sees only the prompt. The offline agents are programs, not readers: in context
 mode their tool calls are still answered (`ContextMode(answer_calls=True)`: from the same
 renderers over the same rows that the prompt holds), so for them the two modes differ only in
-the prompt. How the agent answers (submit_candidates, or MINT's <solution>) is its protocol's
+the prompt. What the prompt shows is read: its sections' raw rows are the environment's
+`prompt_rows` (the privacy track's rows read, beside the calls'). How the agent answers (submit_candidates, or MINT's <solution>) is its protocol's
 to say: the header below names no tool.
 """
 
@@ -74,13 +75,13 @@ def source_calls(env: DataTools) -> list[tuple[str, dict]]:
 
 
 def _pages(env: DataTools, name: str, args: dict):
-    """(arguments, text) of every page of one call."""
+    """(arguments, text, source rows) of every page of one call."""
     params = {p.name for p in env.tool(name).params}
     if "page" in params:
         page = 1
         while True:
             try:
-                yield {**args, "page": page}, env.run(name, {**args, "page": page})
+                yield {**args, "page": page}, *env.run_traced(name, {**args, "page": page})
             except ToolError:
                 return
             page += 1
@@ -88,22 +89,26 @@ def _pages(env: DataTools, name: str, args: dict):
         cursor = 0
         while cursor is not None:
             sent = {**args, "limit": 50, "cursor": cursor}
-            text = env.run(name, sent)
-            yield sent, text
+            text, rows = env.run_traced(name, sent)
+            yield sent, text, rows
             cursor = json.loads(text).get("next_cursor")
     else:
-        yield args, env.run(name, args)
+        yield args, *env.run_traced(name, args)
 
 
-def context_sections(env: DataTools) -> list[tuple[str, dict, str]]:
-    """(tool, arguments, text) of every section."""
-    return [(name, sent, text) for name, args in source_calls(env) for sent, text in _pages(env, name, args)]
+def context_sections(env: DataTools) -> list[tuple[str, dict, str, tuple[str, ...]]]:
+    """(tool, arguments, text, the raw rows it shows) of every section."""
+    return [(name, sent, text, rows) for name, args in source_calls(env)
+            for sent, text, rows in _pages(env, name, args)]
 
 
-def context_prompt(env: DataTools) -> str:
-    sections = [f"### {name} {json.dumps(args, ensure_ascii=False)}\n{text}"
-                for name, args, text in context_sections(env)]
-    return env.prompt + CONTEXT_HEADER + "\n\n".join(sections) + "\n"
+def context_prompt(env: DataTools) -> tuple[str, tuple[str, ...]]:
+    """(the prompt with every section, the raw rows the sections show: the episode's reads)."""
+    sections = context_sections(env)
+    body = "\n\n".join(f"### {name} {json.dumps(args, ensure_ascii=False)}\n{text}"
+                       for name, args, text, _ in sections)
+    rows = tuple(dict.fromkeys(row for *_, shown in sections for row in shown))
+    return env.prompt + CONTEXT_HEADER + body + "\n", rows
 
 
 class ContextMode:
@@ -115,7 +120,7 @@ class ContextMode:
         self.answer_calls = answer_calls
 
     def open(self, env: Environment) -> None:
-        env.prompt, env.tools = context_prompt(env.data), []
+        (env.prompt, env.prompt_rows), env.tools = context_prompt(env.data), []
 
     def call(self, env: Environment, name: str, arguments: str | dict | None, turn: int) -> str:
         if self.answer_calls:

@@ -35,6 +35,7 @@ class ToolCall:
     error: str | None       # short error text when the call failed (bad arguments, unknown tool)
     via: str = "native"     # native: the agent called it; code: a python cell called it (code mode)
     cell: int | None = None  # code mode: the cell that ran it (the python call's own number)
+    source_rows: tuple[str, ...] = ()  # the raw rows (`<table>:<key>`) of what a data tool returned
 
 
 @dataclass

@@ -8,9 +8,10 @@
 
 What an agent may read: `instance_id`, `level`, `n_given` (N where the prompt states it, levels
 1-2), `request` (the instance prompt alone), `prompt`, `tools`, `functions` (the level's data
-tools: offered in tools mode, callable from cells in code mode) and `trace` (every call, as
-tool_calls.parquet stores it). Nothing else: the level-4 hidden facts are not part of it (see
-`episode.tools.HiddenFacts`).
+tools: offered in tools mode, callable from cells in code mode), `trace` (every call, as
+tool_calls.parquet stores it, each with the raw rows it returned: `ToolCall.source_rows`) and
+`prompt_rows` (the raw rows the prompt itself shows: context mode's sources). Nothing else:
+the level-4 hidden facts are not part of it (see `episode.tools.HiddenFacts`).
 
 The modes are strategies of this one class, not wrappers: each says what the prompt holds, which
 tools are offered, what a call does and what closing releases (`ToolsMode`, `ContextMode` in
@@ -73,6 +74,7 @@ class Environment:
         self.functions: list[ToolSpec] = self.data.specs
         self.tools: list[ToolSpec] = []
         self.trace: list[ToolCall] = []
+        self.prompt_rows: tuple[str, ...] = ()   # the raw rows the prompt shows (context mode)
         self.mode: Mode = mode or ToolsMode()
         try:
             self.mode.open(self)
@@ -90,8 +92,9 @@ class Environment:
         """Run one of the level's data tools and trace it (`via="code"`: a cell called it)."""
         started = time.perf_counter()
         failure = None
+        rows: tuple[str, ...] = ()
         try:
-            text, error = self.data.run(name, arguments), None
+            (text, rows), error = self.data.run_traced(name, arguments), None
         except ToolError as exc:
             error = str(exc)
             text = f"error: {error}"
@@ -100,7 +103,8 @@ class Environment:
             text = ""
         self.trace.append(ToolCall(turn=turn, step=len(self.trace) + 1, tool=str(name)[:200],
                                    arguments=sent_text(arguments), result=text,
-                                   latency_ms=(time.perf_counter() - started) * 1000, error=error, via=via, cell=cell))
+                                   latency_ms=(time.perf_counter() - started) * 1000, error=error, via=via, cell=cell,
+                                   source_rows=rows))
         if failure is not None:
             raise failure
         return text

@@ -61,9 +61,11 @@ def plural(n: int, word: str) -> str:
 
 @dataclasses.dataclass
 class Result:
-    """What a query found: its rows and, for a paged tool, how many there are in all."""
+    """What a query found: its rows and, for a paged tool, how many there are in all; and the
+    raw rows they were derived from (their `source_rows`, which no renderer sees)."""
     rows: list[dict]
     total: int | None = None
+    source_rows: tuple[str, ...] = ()
 
 
 def render_json(tool: Tool, result: Result, args: dict) -> str:

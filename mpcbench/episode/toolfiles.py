@@ -30,6 +30,11 @@ Paging: a tool with `limit` and `cursor` params pages by offset (the query ends 
 `limit $limit offset $cursor` and counts `count(*) over () as total`); one with a `page`
 param pages by `$page_size`. Either way the output says how many remain.
 
+Lineage: every query also selects `source_rows` (varchar[]), the raw rows its output row was
+derived from, as `<table>:<key>` (`events:ev-3fa9c2`, `people:p-3fa9c2`,
+`event_series_exceptions:<series_id>@<original_start>`); a tool that reads no world row selects
+an empty list. It is never shown: `episode.tools.DataTools` strips it, as it strips `total`.
+
 """
 
 from __future__ import annotations

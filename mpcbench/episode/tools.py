@@ -4,13 +4,17 @@
     [spec.name for spec in tools.specs][:3]       # ['get_current_time', 'get_person', 'get_room_availability']
     tools.run("search_people", {"query": "Ana"})
     # '{"query": "Ana", "total": 2, "people": [...], "remaining": 0, "next_cursor": null}'
+    tools.run_traced("search_people", {"query": "Ana"})
+    # ('{"query": "Ana", ...}', ('people:p-3fa9c2', 'people:p-8b01d4'))
 
-`DataTools.run` gives the text an agent reads. A call the agent can fix (an unknown tool,
-non-JSON arguments, a schema violation, a bad date, an unknown id) raises `ToolError` with a
-short message; anything else that fails (a query the warehouse refuses, a renderer's bug) is a
-failure of ours and raises `HarnessError`: it is never shown to the model as its own mistake.
-An episode reads these tools through its `episode.environment.Environment`, which traces every
-call.
+`DataTools.run` gives the text an agent reads; `run_traced` gives it with the call's lineage:
+the raw rows (`<table>:<key>`) of what it returned, from each query's hidden `source_rows`
+column (only the rows of the page returned; none for an error). A call the agent can fix (an
+unknown tool, non-JSON arguments, a schema violation, a bad date, an unknown id) raises
+`ToolError` with a short message; anything else that fails (a query the warehouse refuses, a
+renderer's bug) is a failure of ours and raises `HarnessError`: it is never shown to the model as
+its own mistake. An episode reads these tools through its `episode.environment.Environment`,
+which traces every call.
 
 The tools are defined in `toolfiles`, their arguments checked in `arguments`, their rows
 rendered in `render`.
@@ -54,6 +58,10 @@ class DataTools:
 
     def run(self, name: str, arguments: str | dict | None) -> str:
         """The tool's text; ToolError for a call the agent can fix, HarnessError for a failure of ours."""
+        return self.run_traced(name, arguments)[0]
+
+    def run_traced(self, name: str, arguments: str | dict | None) -> tuple[str, tuple[str, ...]]:
+        """(the tool's text, the raw rows it was derived from), raising as `run` does."""
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             if name == SUBMIT_TOOL_NAME:
@@ -78,7 +86,7 @@ class DataTools:
                 raise ToolError(tool.not_found.format(
                     **{k: short_value(v) if isinstance(v, str) else v for k, v in args.items()}))
         try:
-            return RENDER[tool.render](tool, result, args)
+            return RENDER[tool.render](tool, result, args), result.source_rows
         except ToolError:
             raise
         except Exception as exc:
@@ -90,10 +98,11 @@ class DataTools:
     def _query(self, tool: Tool, args: dict) -> Result:
         binds = {"world_id": self.world_id, "now": self.now, "page_size": tool.page_size, **args}
         rows = self._execute(tool.sql, binds, tool.binds)
+        lineage = _lineage(rows)
         if not tool.paging or tool.render == "document":  # a document is paged by its renderer
-            return Result(rows)
+            return Result(rows, None, lineage)
         if rows:
-            return Result(rows, rows[0]["total"])
+            return Result(rows, rows[0]["total"], lineage)
         start = {"cursor": 0} if tool.paging == "cursor" else {"page": 1}
         if all(args[k] == v for k, v in start.items()):
             return Result(rows, 0)
@@ -113,6 +122,14 @@ class DataTools:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _lineage(rows: list[dict]) -> tuple[str, ...]:
+    """The rows' `source_rows`, taken out of them (no renderer shows it), distinct, in order."""
+    found: dict[str, None] = {}
+    for row in rows:
+        found.update(dict.fromkeys(row.pop("source_rows", None) or ()))
+    return tuple(found)
 
 
 class HiddenFacts:

@@ -16,7 +16,10 @@
 --   YYYY-MM-DD; at most 31 days after start_date.
 select
     starts_at as "start",
-    ends_at as "end"
+    ends_at as "end",
+    -- lineage: the event, or a recurring occurrence's series (event_id '<series_id>@<k>')
+    [case when contains(event_id, '@') then 'event_series:' || split_part(event_id, '@', 1)
+          else 'events:' || event_id end] as source_rows
 from stg_blocking_events
 where world_id = $world_id
     and person_id = $person_id

@@ -8,6 +8,7 @@
 select
     cast($now as timestamp) as now,
     dayname(cast($now as timestamp)) as weekday,
-    timezone
+    timezone,
+    cast([] as varchar[]) as source_rows  -- lineage: the clock and the zone are no one's row
 from worlds
 where world_id = $world_id

@@ -10,6 +10,7 @@ select
     name,
     email,
     team,
-    title
+    title,
+    ['people:' || person_id] as source_rows
 from people
 where world_id = $world_id and person_id = $person_id

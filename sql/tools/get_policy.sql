@@ -11,7 +11,8 @@
 select
     rule_id,
     rule_type as type,
-    cast(params as json) as params
+    cast(params as json) as params,
+    ['policy_rules:' || rule_id] as source_rows
 from policy_rules
 where world_id = $world_id and policy_id = $policy_id
 order by position  -- the loader numbers rules: unique per policy

@@ -13,7 +13,8 @@
 --   YYYY-MM-DD; at most 31 days after start_date.
 select
     starts_at as "start",
-    ends_at as "end"
+    ends_at as "end",
+    ['room_bookings:' || booking_id] as source_rows
 from room_bookings
 where world_id = $world_id
     and room_id = $room_id

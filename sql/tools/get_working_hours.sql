@@ -11,7 +11,8 @@ select
     p.name,
     h.timezone,
     h.work_start as working_hours_start,
-    h.work_end as working_hours_end
+    h.work_end as working_hours_end,
+    ['person_hours:' || h.person_id, 'people:' || p.person_id] as source_rows
 from person_hours as h
 join people as p on p.world_id = h.world_id and p.person_id = h.person_id
 where h.world_id = $world_id and h.person_id = $person_id

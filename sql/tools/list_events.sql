@@ -21,6 +21,7 @@ select
     starts_at as "start",
     ends_at as "end",
     status,
+    ['events:' || event_id] as source_rows,
     count(*) over () as total
 from events
 where world_id = $world_id

@@ -6,7 +6,8 @@
 -- items: policies
 select
     policy_id,
-    name
+    name,
+    ['policies:' || policy_id] as source_rows
 from policies
 where world_id = $world_id
 order by position  -- the loader numbers rows: unique per world

@@ -12,6 +12,7 @@
 select
     project_id,
     name,
+    ['projects:' || project_id] as source_rows,
     count(*) over () as total
 from projects
 where world_id = $world_id

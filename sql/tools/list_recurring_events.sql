@@ -16,7 +16,9 @@ with exceptions as (
         world_id,
         series_id,
         list({'original_start': original_start, 'action': action, 'start': starts_at, 'end': ends_at}
-            order by original_start) as exceptions
+            order by original_start) as exceptions,
+        list('event_series_exceptions:' || series_id || '@' || cast(original_start as varchar)
+            order by original_start) as exception_rows
     from event_series_exceptions
     where world_id = $world_id
     group by world_id, series_id
@@ -30,7 +32,9 @@ select
     s.every_days,
     s.occurrences,
     s.status,
-    coalesce(x.exceptions, []) as exceptions
+    coalesce(x.exceptions, []) as exceptions,
+    -- lineage: the series and its exceptions (event_series_exceptions:<series_id>@<original_start>)
+    list_prepend('event_series:' || s.series_id, coalesce(x.exception_rows, [])) as source_rows
 from event_series as s
 left join exceptions as x on x.world_id = s.world_id and x.series_id = s.series_id
 where s.world_id = $world_id and s.person_id = $person_id

@@ -14,7 +14,8 @@ select
     building,
     floor,
     capacity,
-    features
+    features,
+    ['rooms:' || room_id] as source_rows
 from rooms
 where world_id = $world_id
     and ($building is null or lower(building) = lower($building))

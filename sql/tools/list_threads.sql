@@ -15,6 +15,7 @@ select
     thread_id,
     channel,
     title,
+    ['threads:' || thread_id] as source_rows,
     count(*) over () as total
 from threads
 where world_id = $world_id and project_id = $project_id

@@ -11,6 +11,7 @@
 select
     doc_id,
     title,
-    text
+    text,
+    ['policy_docs:' || doc_id] as source_rows
 from policy_docs
 where world_id = $world_id and doc_id = $doc_id

@@ -15,6 +15,9 @@ select
     m.ts,
     coalesce(a.name, m.author_id) as author,
     m.text,
+    -- lineage: the message, and its author's directory row where the name comes from it
+    case when a.person_id is null then ['messages:' || m.message_id]
+         else ['messages:' || m.message_id, 'people:' || a.person_id] end as source_rows,
     count(*) over () as total
 from messages as m
 left join people as a on a.world_id = m.world_id and a.person_id = m.author_id

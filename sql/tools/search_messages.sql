@@ -16,6 +16,7 @@ select
     ts,
     author_id,
     text,
+    ['messages:' || message_id] as source_rows,
     count(*) over () as total
 from messages
 where world_id = $world_id and contains(lower(text), lower($query))

@@ -17,6 +17,7 @@ select
     email,
     team,
     title,
+    ['people:' || person_id] as source_rows,
     count(*) over () as total
 from people
 where world_id = $world_id

@@ -10,7 +10,8 @@
 select
     doc_id,
     title,
-    text
+    text,
+    ['policy_docs:' || doc_id] as source_rows
 from policy_docs
 where world_id = $world_id
     and ($query is null or contains(lower(text), lower($query)))
