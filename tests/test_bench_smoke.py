@@ -26,6 +26,7 @@ LIBRARIES = {"proctree.py"}
 CASES = {
     "build.py": ([], "SQL oracle, all layers recomputed"),
     "code_mode.py": (["--db", "{db}", "--json", "{tmp}/code_mode.json"], "| sandbox start per episode"),
+    "envs.py": (["--db", "{db}", "--json", "{tmp}/envs.json"], "| environment | concurrency | rollouts/s |"),
     "harness.py": (["--db", "{db}", "--json", "{tmp}/harness.json"], "Harness overhead per agent step"),
     "legacy_pipeline.py": ([], "mock: median"),
     "sandbox.py": (["--json", "{tmp}/sandbox.json"], "| worker start"),
