@@ -31,8 +31,8 @@ def _converter(type_name: str):
     """How to read a column of this DuckDB type (None: as it comes)."""
     if type_name == "JSON":
         return lambda value: None if value is None else json.loads(value)
-    if type_name.startswith(("TIMESTAMP", "DATE")) or type_name.endswith("[]"):
-        return _plain
+    if type_name.startswith(("TIMESTAMP", "DATE")) or (type_name.endswith("[]") and type_name != "VARCHAR[]"):
+        return _plain   # a list of strings (features, a row's source_rows) is plain already
     return None
 
 
