@@ -27,9 +27,10 @@ SOURCE_TABLES = {"worlds", "people", "events", "policies", "policy_rules", "poli
                  "threads", "messages", "rooms", "room_bookings", "person_hours", "event_series",
                  "event_series_exceptions"}
 # ... and never these, nor anything derived from them. message_tags holds the facts that level-4
-# text states in prose only (at levels 2-3 the text carries them as tags anyway).
+# text states in prose only (at levels 2-3 the text carries them as tags anyway); sensitive_items
+# says which titles and messages are private (the privacy track's labels).
 FORBIDDEN = {"instances", "requirements", "requirement_participants", "build_stats", "build_info",
-             "constraint_kinds", "level_sources", "message_tags"}
+             "constraint_kinds", "level_sources", "message_tags", "sensitive_items", "sensitive_category_words"}
 # A level-4 tool may not read the policy rules either: the level-4 handbook states them in prose.
 FORBIDDEN_AT_LEVEL4 = {"policy_rules"}
 FORBIDDEN_PREFIXES = ("int_", "oracle_", "mat_", "grading_")

@@ -112,7 +112,35 @@ class WorldChecker(Checker):
             for i, b in dict_items(d.get("room_bookings")):
                 self.known(f"room_bookings[{i}].room_id", text_at(b, "room_id"), room_ids, "room")
                 self.interval(f"room_bookings[{i}]", b)
+        self.check_sensitive_items(world)
         return world
+
+    def check_sensitive_items(self, world: World) -> None:
+        """Each item's row exists in the world, holds its phrase (an event's title, a message's
+        text) and, for an event, belongs to the item's person; item ids are unique. (The schema
+        checks the category and the source table.)"""
+        events = {e.get("event_id"): e for _, e in dict_items(self.data.get("events"))}
+        messages = {m.get("message_id"): m for _, t in dict_items(self.data.get("threads"))
+                    for _, m in dict_items(t.get("messages"))}
+        items = dict_items(self.data.get("sensitive_items"))
+        self.unique([(f"sensitive_items[{i}].item_id", text_at(item, "item_id")) for i, item in items], "item_id")
+        for i, item in items:
+            path, table, source = f"sensitive_items[{i}]", text_at(item, "source_table"), text_at(item, "source_id")
+            person, phrase = text_at(item, "person_id"), text_at(item, "phrase")
+            self.known(f"{path}.person_id", person, world.person_ids, "person")
+            if table not in ("events", "messages") or source is None:
+                continue                          # the schema said so
+            row = (events if table == "events" else messages).get(source)
+            field = "title" if table == "events" else "text"
+            if row is None:
+                self.error(f"{path}.source_id", f"no {table[:-1]} {short(source)} in this world's {table}")
+            elif phrase and phrase not in (text_at(row, field) or ""):
+                self.error(f"{path}.phrase", f"{short(phrase)} does not occur in the {field} of {table[:-1]} "
+                           f"{short(source)}")
+            elif (table == "events" and person is not None and row.get("person_id") != person
+                  and row.get("person_id") in world.person_ids):   # an unknown owner is reported with the event
+                self.error(f"{path}.person_id", f"{short(person)}, but event {short(source)} is "
+                           f"{short(row.get('person_id'))}'s")
 
     def check_level4(self, world: World, series: list[tuple[int, dict]]) -> None:
         """Series (ids, people, intervals, exceptions) and each person's zone, whose offset from

@@ -22,7 +22,8 @@ from ..errors import UserError
 from .export import ExportedLevel, oracle_lines
 from .rows import canonical_json, dump_instances, dump_world
 
-WORLD_LISTS = ("people", "events", "policies", "policy_docs", "projects", "threads", "rooms", "room_bookings")
+WORLD_LISTS = ("people", "events", "policies", "policy_docs", "projects", "threads", "rooms", "room_bookings",
+               "sensitive_items")
 GOLD = pl.List(pl.Struct({"start": pl.String, "end": pl.String, "room_id": pl.String}))
 INSTANCE_SCHEMA: dict[str, DataTypeClass | DataType] = {
     "instance_id": pl.String, "level": pl.Int64, "world_id": pl.String, "prompt": pl.String, "now": pl.String,
@@ -130,6 +131,10 @@ at level 3 only). Times are local wall-clock `YYYY-MM-DDTHH:MM` in the world's t
 `worlds`, one row per level: `world_id`, `level`, `seed`, `timezone`, and each source as JSON
 text (`people`, `events`, `policies`, `policy_docs`, `projects`, `threads`, `rooms`,
 `room_bookings`; null where the level has none); `json.loads` gives the lists of the JSON export.
+`sensitive_items` (JSON text, null where the world has none) lists the private details the
+world's event titles and messages carry, which an assistant must not repeat: `item_id`,
+`source_table` (`events` or `messages`), `source_id`, `person_id`, `category` and `phrase`.
+They never change a gold answer.
 
     from datasets import load_dataset
     instances = load_dataset("DIR", "instances", split="level2")

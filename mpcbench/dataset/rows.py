@@ -57,6 +57,8 @@ _SCHEMAS: dict[str, dict[str, type]] = {
                      "room_min_capacity": int, "room_features": list,
                      "room_building": str},
     "requirement_participants": {"instance_id": str, "person_id": str, "position": int},
+    "sensitive_items": {"world_id": str, "item_id": str, "source_table": str, "source_id": str,
+                        "person_id": str, "category": str, "phrase": str},
 }
 
 
@@ -103,6 +105,12 @@ def thread_rows(world_id: str, projects: list[dict], threads: list[dict],
                           canonical_json(tag["params"]), i)
                          for t in threads for m in t["messages"] for i, tag in enumerate(m["tags"])],
     }
+
+
+def sensitive_item_rows(world_id: str, items: list[dict]) -> dict[str, list[tuple]]:
+    """Rows of sensitive items (a world's, or a batch of candidates' own: world/privacy.py)."""
+    return {"sensitive_items": [(world_id, i["item_id"], i["source_table"], i["source_id"], i["person_id"],
+                                 i["category"], i["phrase"]) for i in items]}
 
 
 def horizon_days(world: dict) -> tuple[dt.date, dt.date]:
@@ -153,6 +161,7 @@ def world_rows(world: dict) -> dict[str, list[tuple]]:
                   for r in world.get("rooms", [])],
         "room_bookings": [(w, f"{b['room_id']}@{i}", b["room_id"], b["start"], b["end"], i)
                           for i, b in enumerate(world.get("room_bookings", []))],
+        **sensitive_item_rows(w, world.get("sensitive_items", [])),
     }
 
 
@@ -251,6 +260,10 @@ def dump_world(con: duckdb.DuckDBPyConnection, world_id: str) -> dict:
         ]
     if world["level"] == 4:
         _dump_level4(world, q)
+    items = q("select item_id, source_table, source_id, person_id, category, phrase from sensitive_items "
+              "where world_id = $1 order by item_id")
+    if items:   # a world without sensitive items has no key: a dataset made before them exports unchanged
+        world["sensitive_items"] = items
     return world
 
 

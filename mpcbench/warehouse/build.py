@@ -19,7 +19,7 @@ import math
 import multiprocessing
 import queue
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
@@ -31,6 +31,7 @@ from ..dataset.rows import insert_rows, instance_rows, load_dataset, thread_rows
 from ..dataset.store import atomic_database, write_build_info, write_build_stats
 from ..sources import LEVELS, SOURCES
 from ..world.candidates import Candidate, draft_candidate, plan_threads, room_need_finder, write_threads
+from ..world import privacy
 from ..world.config import WorldConfig, load_world_config, world_config_path
 from ..world.generate import generate_world
 from ..world.split import seed_hash, split_configs
@@ -173,10 +174,20 @@ def build_level(config: WorldConfig, wanted: int, progress: Progress | None = No
     kept, stats = select_instances(config, world, wanted, room_needs, progress)
     if config.level >= 2:
         kept = [write_threads(config, c.planned()) for c in kept]   # judged on their tags alone (ThreadPlan)
-    final_world = dict(world)
+    # sensitive items last, with generators of their own: nothing chosen above moves
+    private_world, calendars = privacy.add_world_items(config, world)
+    final_world = dict(private_world)
+    items = list(final_world.get("sensitive_items", []))
+    for i, candidate in enumerate(kept):
+        written, found = privacy.add_candidate_items(config, calendars, candidate.k, candidate.instance,
+                                                     candidate.threads)
+        kept[i] = replace(candidate, threads=written)
+        items += found
+    if items:
+        final_world["sensitive_items"] = items
     if config.level >= 2:
         final_world["projects"] = world["projects"] + [c.project for c in kept]
-        final_world["threads"] = world["threads"] + [t for c in kept for t in c.threads]
+        final_world["threads"] = final_world["threads"] + [t for c in kept for t in c.threads]
     instances = []
     for number, candidate in enumerate(kept, start=1):
         instances.append({**candidate.instance, "instance_id": f"L{config.level}-{number:04d}"})

@@ -322,7 +322,7 @@ RAW_TABLES = (
     "worlds", "people", "events", "policies", "policy_rules", "policy_docs", "projects",
     "threads", "messages", "message_tags", "rooms", "room_bookings",
     "instances", "requirements", "requirement_participants",
-    "person_hours", "event_series", "event_series_exceptions",
+    "person_hours", "event_series", "event_series_exceptions", "sensitive_items",
 )
 
 

@@ -16,7 +16,7 @@ partition past the last wanted instance is cut there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
@@ -24,7 +24,8 @@ import duckdb
 from . import db
 from .build import _clear_instances, _sample_round
 from .parts import LABEL_TABLES, part_path
-from ..dataset.rows import insert_rows, instance_rows, load_dataset, thread_rows
+from ..dataset.rows import insert_rows, instance_rows, load_dataset, sensitive_item_rows, thread_rows
+from ..world import privacy
 from ..world.candidates import room_need_finder, write_threads
 from ..world.config import WorldConfig
 from ..world.generate import generate_world
@@ -44,10 +45,12 @@ class JudgedPartition:
 _contexts: dict[str, tuple] = {}   # per worker process: a level's world and its judging connection
 
 
-def level_context(config: WorldConfig, threads: int | None = None) -> tuple[dict, object, duckdb.DuckDBPyConnection]:
-    """(world, room needs, a connection with the warehouse and the world loaded) for a config,
-    made once per process: creating the views costs about a second. `threads`: DuckDB's threads
-    (None: one per core; a pool worker, one of a worker per core, takes 1)."""
+def level_context(config: WorldConfig, threads: int | None = None
+                  ) -> tuple[dict, object, duckdb.DuckDBPyConnection, privacy.Calendars]:
+    """(world, room needs, a connection with the warehouse and the world loaded, the calendars the
+    candidates' private messages explain: `privacy.add_world_items`'s) for
+    a config, made once per process: creating the views costs about a second. `threads`: DuckDB's
+    threads (None: one per core; a pool worker, one of a worker per core, takes 1)."""
     key = repr((config, threads))
     if key not in _contexts:
         if len(_contexts) >= 3:
@@ -59,12 +62,12 @@ def level_context(config: WorldConfig, threads: int | None = None) -> tuple[dict
             con.execute(f"set threads = {int(threads)}")
         db.create_warehouse(con, keys=False)
         load_dataset(con, [world], [])
-        _contexts[key] = (world, room_needs, con)
+        _contexts[key] = (world, room_needs, con, privacy.add_world_items(config, world)[1])
     return _contexts[key]
 
 
 def close_contexts() -> None:
-    for _, _, con in _contexts.values():
+    for _, _, con, _ in _contexts.values():
         con.close()
     _contexts.clear()
 
@@ -89,7 +92,7 @@ def _clear_candidate_threads(con: duckdb.DuckDBPyConnection, project_ids: list[s
 
 def judge_partition(config: WorldConfig, size: int, part: int, staging: Path,
                     threads: int | None = None) -> JudgedPartition:
-    world, room_needs, con = level_context(config, threads)
+    world, room_needs, con, calendars = level_context(config, threads)
     candidates, verdicts = _sample_round(con, config, world, range(part * size, (part + 1) * size), room_needs)
     codes = [verdicts[c.instance["instance_id"]] for c in candidates]
     kept = [c for c, code in zip(candidates, codes) if code == "kept"]
@@ -106,11 +109,18 @@ def judge_partition(config: WorldConfig, size: int, part: int, staging: Path,
         db.release(con)
         if config.level >= 2:
             kept = [write_threads(config, c.planned()) for c in kept]   # judged on their tags alone (ThreadPlan)
+        items: list[dict] = []
+        for i, candidate in enumerate(kept):   # their sensitive items, as build_level gives them
+            written, found = privacy.add_candidate_items(config, calendars, candidate.k, candidate.instance,
+                                                         candidate.threads)
+            kept[i] = replace(candidate, threads=written)
+            items += found
         con.execute("use staging")
         db.create_tables(con)
         insert_rows(con, instance_rows([c.instance for c in kept]))
         insert_rows(con, thread_rows(world["world_id"], [c.project for c in kept if c.project],
                                      [t for c in kept for t in c.threads]))
+        insert_rows(con, sensitive_item_rows(world["world_id"], items))
     finally:
         con.execute("use memory")
         con.execute("detach staging")
@@ -144,6 +154,9 @@ def finalize_partition(staging: Path, out_dir: Path, level: int, part: int, firs
             "messages": f"select t.* from messages as t where t.thread_id in {kept_threads} order by t.rowid",
             "message_tags": "select t.* from message_tags as t where t.message_id in (select message_id from "
                             f"messages where thread_id in {kept_threads}) order by t.rowid",
+            "sensitive_items": "select t.* from sensitive_items as t where t.source_table = 'messages' and "
+                               "t.source_id in (select message_id from messages where thread_id in "
+                               f"{kept_threads}) order by t.rowid",
         })
         for table, sql in selects.items():
             relative = part_path(table, level, part)

@@ -33,6 +33,7 @@ from .parts import FORMAT, META_TABLES, meta_path, write_manifest
 from ..dataset.store import write_build_info, write_build_stats, write_lock
 from ..errors import UserError
 from ..sources import LEVELS, SOURCES
+from ..world import privacy
 from ..world.config import WorldConfig, load_world_config, world_config_path
 from ..world.generate import generate_world
 from ..world.split import split_configs
@@ -292,7 +293,7 @@ def build_partitioned(out: Path, levels: tuple[int, ...] = LEVELS, instances: in
             files = {}
             plans = []
             for config, gen in zip(configs, generated):
-                world = generate_world(gen)
+                world, _ = privacy.add_world_items(gen, generate_world(gen))   # as build_level: the world's items
                 world["seed"] = config.seed
                 files.update(partitions.write_world(world, tmp))
                 plans.append(LevelPlan(gen, instances if instances is not None else config.instances,

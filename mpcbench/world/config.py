@@ -42,6 +42,7 @@ class WorldConfig:
     requirements: dict = field(default_factory=dict)
     zones: dict = field(default_factory=dict)            # level 4: [zones] (world/level4.py)
     series: dict = field(default_factory=dict)           # level 4: [series] (world/level4.py)
+    privacy: dict = field(default_factory=dict)          # [privacy]: sensitive items (world/privacy.py)
 
 
 def _default_worlds_dir() -> Path:
@@ -54,6 +55,23 @@ def _default_worlds_dir() -> Path:
 
 def world_config_path(level: int, worlds_dir: Path | None = None) -> Path:
     return (worlds_dir or _default_worlds_dir()) / f"world_level{level}.toml"
+
+
+def _check_privacy(path: Path, privacy: dict) -> None:
+    """[privacy]: `sensitive_items` (true or false; off without the section), and when on
+    `event_share` and optionally `thread_message_share` (default 0), each from 0 to 1."""
+    if not isinstance(privacy, dict):
+        raise ConfigError(f"{path}: [privacy] must be a table")
+    switch = privacy.get("sensitive_items", False)
+    if not isinstance(switch, bool):
+        raise ConfigError(f"{path}: privacy.sensitive_items must be true or false")
+    unknown = sorted(set(privacy) - {"sensitive_items", "event_share", "thread_message_share"})
+    if unknown:
+        raise ConfigError(f"{path}: unknown key privacy.{unknown[0]}")
+    for key, required in (("event_share", True), ("thread_message_share", False)):
+        value = privacy.get(key, None if required else 0)
+        if switch and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1):
+            raise ConfigError(f"{path}: privacy.{key} must be a number from 0 to 1 when privacy.sensitive_items is true")
 
 
 def load_world_config(path: Path) -> WorldConfig:
@@ -76,7 +94,7 @@ def load_world_config(path: Path) -> WorldConfig:
             calendar=raw["calendar"], instance=raw["instance"], noise=raw.get("noise", {}),
             policy_distribution=raw["policy_distribution"], rooms=raw.get("rooms", {}),
             requirements=raw.get("requirements", {}), zones=raw.get("zones", {}),
-            series=raw.get("series", {}),
+            series=raw.get("series", {}), privacy=raw.get("privacy", {}),
         )
     except ConfigError:
         raise
@@ -86,6 +104,7 @@ def load_world_config(path: Path) -> WorldConfig:
         raise ConfigError(f"{path}: a value has the wrong type or format: {err}") from None
     if config.level not in LEVELS:
         raise ConfigError(f"{path}: world.level must be 1, 2, 3 or 4")
+    _check_privacy(path, config.privacy)
     if config.level >= 3 and not config.rooms:
         raise ConfigError(f"{path}: a level-{config.level} world needs a [rooms] table")
     if config.level == 4:

@@ -159,6 +159,23 @@ create table room_bookings (
     primary key (world_id, booking_id)
 );
 
+-- Sensitive items (world/privacy.py): private details a delegate's calendar view or the team's
+-- threads show, which the assistant must not repeat. One row per item: the row that carries it
+-- (source_table 'events' or 'messages', source_id its event_id or message_id), whose detail it is
+-- (the event's owner; for a message, the person it is about), its category (one of
+-- sensitive_category_words) and its phrase, the exact text of the title or message that reveals
+-- it. Hidden from agents: no tool query may read it. The oracle never reads it.
+create table sensitive_items (
+    world_id varchar not null,
+    item_id varchar not null,
+    source_table varchar not null,
+    source_id varchar not null,
+    person_id varchar not null,
+    category varchar not null,
+    phrase varchar not null,
+    primary key (world_id, item_id)
+);
+
 create table instances (
     instance_id varchar primary key,
     level integer not null,
