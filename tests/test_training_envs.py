@@ -33,6 +33,7 @@ from mpcbench.agents import make_agent
 from mpcbench.cli import app
 from mpcbench.episode.codecs import NativeCodec
 from mpcbench.episode.environment import Environment
+from mpcbench.errors import UserError
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.rollout import REWARD_WEIGHTS, RolloutPool, program_messages, reward_of
 from mpcbench.harness.runner import run_eval
@@ -230,6 +231,9 @@ def test_verifiers_env_rewards_equal_eval_scores(db_path, eval_scores, pool, mon
     monkeypatch.setenv("FAKE_KEY", "sk-test")
     env = vf.load_environment("mpcbench", level=1, db=str(db_path))
     assert type(env).__name__ == "MPCBenchEnv" and isinstance(env, vf.ToolEnv)
+    from mpcbench.integrations.verifiers_env import load_environment
+    with pytest.raises(UserError, match="holds the dev split, not train"):
+        load_environment(level=1, split="train", db=str(db_path))
     want = {i: (f1, float(em)) for i, (f1, em) in eval_scores[agent].items()}
     got = verifiers_rewards(vf, db_path, VariedModel(db_path) if agent == "model" else program_script(pool, agent))
     assert {i: (f1, em) for i, (f1, em, _) in got.items()} == want

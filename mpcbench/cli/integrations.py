@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from ..harness.config import EvalConfig
+from ..harness.rollout import RolloutPool
 from ..harness.session import open_external_run
 from ..sources import LEVELS
 from ..warehouse import db
@@ -72,7 +73,6 @@ def serve_env_command(
     try:
         import uvicorn
 
-        from ..harness.rollout import RolloutPool
         from ..integrations.openenv_env import make_app  # optional dependency
     except ImportError as e:
         fail(f"serve-env needs openenv-core ({e.name} is missing): pip install 'mpcbench[train]'")

@@ -40,6 +40,7 @@ from verifiers.utils.message_utils import normalize_messages
 
 from mpcbench.episode.prompts import system_prompt
 from mpcbench.errors import UserError
+from mpcbench.grading.scoring import gold_keys
 from mpcbench.harness.rollout import METRICS, Rollout, RolloutPool
 from mpcbench.sources import LEVELS
 from mpcbench.warehouse import db as warehouse
@@ -130,7 +131,6 @@ async def reward(state: vf.State) -> float:
 def dataset(pool: RolloutPool, level: int, instances: int | None, mode: str, privacy: bool) -> Dataset:
     """One row per instance: the engine's system prompt and task (context and code mode: set
     again from the episode as it opens), the gold answer (for display only) and the instance."""
-    from mpcbench.grading.scoring import gold_keys
     rows = pool.instances(level, instances)
     gold = gold_keys(pool.con, [i for i, _, _ in rows])
     return Dataset.from_list([{
