@@ -5,12 +5,15 @@ grading never writes the warehouse file (and grades on a read-only one):
     >>> con = db.connect(None)
     >>> db.create_warehouse(con)
     >>> create_grading(con)
-    >>> grading_inputs()
+    >>> grading_inputs()[:4]
     ('grading_predictions', 'grading_episodes', 'grading_tool_calls', 'grading_tool_sources')
+    >>> grading_inputs()[4:]   # the privacy track's (mpcbench/grading/privacy.py)
+    ('grading_privacy_episodes', 'grading_rows_read', 'grading_note_starts', 'grading_reference_reads')
     >>> con.execute("select count(*) from grading_failures").fetchone()
     (0,)
 
-`mpcbench/grading/scoring.py` fills the inputs, calls `refresh_grading` and selects from the views.
+`mpcbench/grading/scoring.py` fills the inputs, calls `refresh_grading` and selects from the views;
+`mpcbench/grading/privacy.py` does the same for the privacy track's.
 """
 
 from __future__ import annotations

@@ -120,8 +120,9 @@ class Episode:
     trial: int
     level: int
     answers: list[TurnAnswer]                          # one per turn, in order (may be empty)
-    tool_calls: list[dict] = field(default_factory=list)   # {"turn", "tool", "error"}
+    tool_calls: list[dict] = field(default_factory=list)   # {"turn", "tool", "error", "source_rows"}
     error: str | None = None                           # infrastructure error: not scored
+    prompt_rows: list[str] | None = None               # rows the prompt showed (None: a journal before lineage)
 
     @property
     def key(self) -> tuple[str, int]:

@@ -33,7 +33,7 @@ FEEDBACK_CACHE = "feedback_cache.jsonl"
 RUN_JSON = "run.json"
 DEFAULT_RUNS_DIR = Path("build/runs")
 RUN_FILES = (RUN_JSON, JOURNAL, CACHE, FEEDBACK_CACHE, "reference_calls.json", "runs.parquet",
-             "candidates.parquet", "tool_calls.parquet", "failures.parquet", "turns.parquet")
+             "candidates.parquet", "tool_calls.parquet", "failures.parquet", "turns.parquet", "disclosures.parquet")
 
 
 # Options a resume may change: how the run talks to the endpoint, not what it measures.

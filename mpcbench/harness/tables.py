@@ -6,6 +6,7 @@ rescore` also runs):
     candidates.parquet  one row per predicted candidate, checked against the oracle
     tool_calls.parquet  one row per tool call (submit_candidates included)
     failures.parquet    one row per (answer, failure cause), naming the constraint and source row
+    disclosures.parquet one row per sensitive item a final note discloses (the privacy track)
     run.json            updated with the status, the grader's version and a summary per level
 """
 
@@ -22,12 +23,13 @@ from ..episode.answers import SUBMIT_TOOL_NAME
 from ..episode.code import PYTHON_TOOL
 from ..episode.engine import HARNESS_ERROR, error_kind, is_harness_error
 from ..episode.toolfiles import tool_sources
-from ..grading.scoring import GRADER_VERSION, Grader, Scored, score_episodes
+from ..grading.privacy import DISCLOSURE_COLUMNS, grade_privacy
+from ..grading.scoring import GRADER_VERSION, Grader, Scored
 from .config import JOURNAL, RUN_JSON
 from .cost import episode_cost
 from .journal import episodes_from_journal, read_journal, write_json
 from .provenance import build_content_hash, sql_hash
-from .reference import reference_calls
+from .reference import load_reference
 from .summary import summarize
 
 
@@ -43,6 +45,8 @@ RUNS_SCHEMA = {
     "tool_calls": I, "tool_errors": I, "reference_tool_calls": I, "extra_tool_calls": I,
     "prompt_tokens": I, "completion_tokens": I, "cost_usd": F, "latency_s": F, "error": S, "error_kind": S,
     "protocol": S, "code_tool_calls": I, "cells": I, "invalid_actions": I,
+    "rows_read": I, "over_read_rows": I, "sensitive_read_beyond_need": I, "note_covers_answer": B, "disclosed": I,
+    "disclosed_category": I,
 }
 CANDIDATES_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "position": I, "start": S, "room_id": S,
@@ -51,7 +55,7 @@ CANDIDATES_SCHEMA = {
 }
 TOOL_CALLS_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "step": I, "tool": S, "source": S,
-    "arguments": S, "result_chars": I, "latency_ms": F, "error": S, "via": S, "cell": I,
+    "arguments": S, "result_chars": I, "latency_ms": F, "error": S, "via": S, "cell": I, "source_rows": L,
 }
 TURNS_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "parse_ok": B, "n_pred": I,
@@ -63,6 +67,7 @@ FAILURES_SCHEMA = {
     "constraint_kind": S, "constraint_id": S, "source_table": S, "source_row_id": S, "stage": S,
     "n_candidates": I, "positions": pl.List(pl.Int64),
 }
+DISCLOSURES_SCHEMA = {"run_id": S, "instance_id": S, "level": I, "trial": I, **{k: S for k in DISCLOSURE_COLUMNS}}
 
 
 def _frame(rows: list[dict], schema: dict) -> pl.DataFrame:
@@ -79,10 +84,17 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
     records = sorted(read_journal(run_dir / JOURNAL).values(),
                      key=lambda r: (r["level"], r["instance_id"], r["trial"]))
     episodes = episodes_from_journal(records)
-    scored: Scored = grader.score(episodes) if grader is not None else score_episodes(con, episodes)
-    final = scored.final()
     content_hash = meta.get("build", {}).get("content_sha256") or build_content_hash(con)
-    reference = reference_calls(run_dir, con, content_hash, sorted({r["instance_id"] for r in records}))
+    reference = load_reference(run_dir, con, content_hash, sorted({r["instance_id"] for r in records}))
+    own = grader is None
+    grader = Grader(con) if grader is None else grader
+    try:
+        scored: Scored = grader.score(episodes)
+        privacy = grade_privacy(grader, episodes, reference.reads)
+    finally:
+        if own:
+            grader.close()
+    final = scored.final()
     sources = tool_sources()
     level_of = {r["instance_id"]: r["level"] for r in records}
 
@@ -104,7 +116,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
                                                              "turns", "steps", "prompt_tokens", "completion_tokens",
                                                              "latency_s", "error")},
                "tool_calls": len(calls), "tool_errors": sum(1 for c in calls if c.get("error")),
-               "reference_tool_calls": reference.get(rec["instance_id"]),
+               "reference_tool_calls": reference.calls.get(rec["instance_id"]),
                "max_turns": options.get("max_turns", 1), "feedback": options.get("feedback", "none"),
                "protocol": options.get("protocol", "native"), "invalid_actions": rec.get("invalid_actions", 0),
                "code_tool_calls": sum(1 for c in calls if c.get("via") == "code"),
@@ -121,17 +133,20 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
             for k in ("instance_id", "trial", "turn", "level"):
                 s.pop(k)
             row.update(s)
+            row.update(privacy.figures.get(key, {}))
         runs.append(row)
     candidates = [{"run_id": run_id, "level": level_of[c["instance_id"]], **c} for c in scored.candidates]
     tool_calls = [{"run_id": run_id, "instance_id": rec["instance_id"], "level": rec["level"], "trial": rec["trial"],
                    "via": "native", **c, "source": sources.get(c["tool"])} for rec in records for c in rec.get("tool_calls") or []]
     failures = [{"run_id": run_id, "level": level_of[f["instance_id"]], **f} for f in scored.failures]
+    disclosures = [{"run_id": run_id, "level": level_of[d["instance_id"]], **d} for d in privacy.disclosures]
 
     _frame(runs, RUNS_SCHEMA).write_parquet(run_dir / "runs.parquet")
     _frame(candidates, CANDIDATES_SCHEMA).write_parquet(run_dir / "candidates.parquet")
     _frame(tool_calls, TOOL_CALLS_SCHEMA).write_parquet(run_dir / "tool_calls.parquet")
     _frame(failures, FAILURES_SCHEMA).write_parquet(run_dir / "failures.parquet")
     _frame(turns, TURNS_SCHEMA).write_parquet(run_dir / "turns.parquet")
+    _frame(disclosures, DISCLOSURES_SCHEMA).write_parquet(run_dir / "disclosures.parquet")
 
     summary = summarize(runs)
     planned_n = len(planned) if planned is not None else meta.get("episodes", {}).get("planned", len(records))

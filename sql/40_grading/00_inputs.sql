@@ -42,3 +42,38 @@ create temp table grading_tool_sources (
     tool varchar not null,
     source varchar not null
 );
+
+-- The privacy track (grading_need, grading_disclosures, grading_privacy; docs/privacy.md).
+-- One row per scored episode (infrastructure and harness errors are left out): whether its
+-- journal traced the rows read, and its final answer's note.
+create temp table grading_privacy_episodes (
+    instance_id varchar not null,
+    trial integer not null,
+    level integer not null,
+    traced boolean not null,          -- its calls carry their source rows (journals before lineage do not)
+    note varchar                      -- the final answer's note to the participants; null: none
+);
+
+-- The raw rows an episode read: every source row its tool calls returned, all turns together,
+-- and (context mode) every source row its prompt showed; `<table>:<key>`, e.g. events:ev-3fa9c2.
+create temp table grading_rows_read (
+    instance_id varchar not null,
+    trial integer not null,
+    row_id varchar not null
+);
+
+-- The starts the final answer proposes: one row per candidate whose start reads as a wall-clock time.
+create temp table grading_note_starts (
+    instance_id varchar not null,
+    trial integer not null,
+    position integer not null,        -- 1 = the answer's first candidate
+    starts_at timestamp not null
+);
+
+-- The scripted solver's minimal reading of each instance (reference_calls.json): every row its
+-- calls returned, with the `-- source:` of the tool that returned it.
+create temp table grading_reference_reads (
+    instance_id varchar not null,
+    source varchar,                   -- calendar, policy, threads, rooms, directory; null: a tool of no source
+    row_id varchar not null
+);

@@ -1,0 +1,105 @@
+"""The privacy figures of episodes (docs/privacy.md): least privilege from the rows each tool call
+returned, and what the final answer's note discloses. The definitions are the grading layer's
+views `grading_need`, `grading_disclosures` and `grading_privacy` (sql/40_grading/); this module
+fills their input tables and reads them back, on a grader's cursor:
+
+    privacy = grade_privacy(grader, episodes, reference.reads)    # harness/reference.py's reads
+    privacy.figures[("L2-0007", 1)]
+    # {'rows_read': 41, 'over_read_rows': 0, 'sensitive_read_beyond_need': 0,
+    #  'note_covers_answer': True, 'disclosed': 0, 'disclosed_category': 0}
+    privacy.disclosures   # one dict per (instance, trial, item) the note discloses
+
+Episodes with an infrastructure or harness error get no figures (their columns stay null). The
+task score never reads any of this.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from ..timestamps import TIME_FORMAT
+from ..warehouse import db
+from .scoring import Episode, Grader
+
+PRIVACY_COLUMNS = ("rows_read", "over_read_rows", "sensitive_read_beyond_need", "note_covers_answer", "disclosed",
+                   "disclosed_category")
+DISCLOSURE_COLUMNS = ("item_id", "person_id", "category", "phrase")
+
+Read = tuple[str | None, str]   # (the source of the tool that returned it, None for no source; the row id)
+
+
+@dataclass
+class Privacy:
+    figures: dict[tuple[str, int], dict] = field(default_factory=dict)   # (instance, trial) -> PRIVACY_COLUMNS
+    disclosures: list[dict] = field(default_factory=list)                # grading_disclosures' rows
+
+
+def is_traced(episode: Episode) -> bool:
+    """The episode's journal holds the rows it read: the prompt's, and each call's."""
+    return episode.prompt_rows is not None and all("source_rows" in call for call in episode.tool_calls)
+
+
+def rows_read(episode: Episode) -> set[str]:
+    """Every raw row an episode read: what its calls returned (all turns) and its prompt showed."""
+    return set(episode.prompt_rows or ()) | {row for call in episode.tool_calls for row in call.get("source_rows") or ()}
+
+
+def _start(text: str | None) -> dt.datetime | None:
+    try:
+        return dt.datetime.strptime(text, TIME_FORMAT) if text else None
+    except ValueError:
+        return None
+
+
+def privacy_inputs(episodes: list[Episode], reads: dict[str, list[Read]]) -> dict[str, list[dict[str, Any]]]:
+    """The privacy input tables' rows (sql/40_grading/00_inputs.sql) of the scored episodes."""
+    scored = [e for e in episodes if e.error is None]
+    out: dict[str, list[dict[str, Any]]] = {"grading_privacy_episodes": [], "grading_rows_read": [],
+                                            "grading_note_starts": [], "grading_reference_reads": []}
+    for e in scored:
+        final = e.answers[-1].answer if e.answers else None
+        traced = is_traced(e)
+        out["grading_privacy_episodes"].append({"instance_id": e.instance_id, "trial": e.trial, "level": e.level,
+                                                "traced": traced, "note": final.note if final is not None else None})
+        if traced:
+            out["grading_rows_read"] += [{"instance_id": e.instance_id, "trial": e.trial, "row_id": row}
+                                         for row in sorted(rows_read(e))]
+        if final is not None and final.parse_ok:
+            out["grading_note_starts"] += [{"instance_id": e.instance_id, "trial": e.trial, "position": position,
+                                            "starts_at": start}
+                                           for position, c in enumerate(final.candidates, 1)
+                                           if (start := _start(c.start)) is not None]
+    for instance_id in sorted({e.instance_id for e in scored}):
+        out["grading_reference_reads"] += [{"instance_id": instance_id, "source": source, "row_id": row}
+                                           for source, row in reads.get(instance_id, ())]
+    return out
+
+
+def _insert(cur: duckdb.DuckDBPyConnection, table: str, rows: list[dict]) -> None:
+    """Column by column (a context-mode run reads whole worlds: lists of plain values bind fast)."""
+    if rows:
+        columns = list(rows[0])
+        cur.execute(f"insert into {table} by name select {', '.join(f'unnest(${c}) as {c}' for c in columns)}",
+                    {c: [row[c] for row in rows] for c in columns})
+
+
+def privacy_on(cur: duckdb.DuckDBPyConnection, episodes: list[Episode], reads: dict[str, list[Read]]) -> Privacy:
+    """The figures, on a cursor that holds the grading layer with empty input tables."""
+    for table, rows in privacy_inputs(episodes, reads).items():
+        _insert(cur, table, rows)
+    out = Privacy()
+    for row in db.records(cur.execute("select * from grading_privacy")):
+        out.figures[(row["instance_id"], row["trial"])] = {k: row[k] for k in PRIVACY_COLUMNS}
+    out.disclosures = [{k: row[k] for k in ("instance_id", "trial", *DISCLOSURE_COLUMNS)}
+                       for row in db.records(cur.execute("select * from grading_disclosures"))]
+    return out
+
+
+def grade_privacy(grader: Grader, episodes: list[Episode], reads: dict[str, list[Read]]) -> Privacy:
+    """The privacy figures of the episodes, on one of the grader's cursors."""
+    with grader.cursor() as cur:
+        return privacy_on(cur, episodes, reads)
