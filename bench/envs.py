@@ -164,13 +164,16 @@ def openenv_rollouts(url: str, plan, concurrency: int) -> int:
     return sum(asyncio.run(gathered([lambda i=i, s=s: one(i, s) for i, s in plan], concurrency)))
 
 
-def start_server(db_path: Path) -> tuple[subprocess.Popen, str]:
+def start_server(db_path: Path, log: Path) -> tuple[subprocess.Popen, str]:
+    """`mpcbench serve-env` in a subprocess (its output into `log`: a pipe nobody reads would
+    fill and stall it)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "mpcbench", "serve-env", "--db", str(db_path), "--port", str(port),
-                             "--max-sessions", "64", "--max-steps", str(MAX_STEPS)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    with open(log, "w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "mpcbench", "serve-env", "--db", str(db_path), "--port",
+                                 str(port), "--max-sessions", "64", "--max-steps", str(MAX_STEPS)],
+                                stdout=out, stderr=subprocess.STDOUT)
     deadline = time.time() + 120
     while time.time() < deadline:
         try:
@@ -178,7 +181,7 @@ def start_server(db_path: Path) -> tuple[subprocess.Popen, str]:
                 return proc, f"http://127.0.0.1:{port}"
         except OSError:
             if proc.poll() is not None:
-                raise RuntimeError(f"serve-env exited: {proc.stderr.read() if proc.stderr else ''}") from None
+                raise RuntimeError(f"serve-env exited: {log.read_text()[-2000:]}") from None
             time.sleep(0.1)
     proc.kill()
     raise RuntimeError("serve-env did not start in 120 s")
@@ -208,6 +211,7 @@ def main() -> None:
     scripts = {i: clock + program_messages(pool.con, make_agent("scripted"), i, batch=False) for i in ids}
     plan = [(ids[k % len(ids)], scripts[ids[k % len(ids)]]) for k in range(args.rollouts)]
     grader = Grader(pool.con)
+    pool.warm()
     runners = {"eval episode": lambda c: eval_episodes(pool, grader, plan, c),
                "rollout": lambda c: rollouts(pool, plan, c)}
     missing: dict[str, str] = {}
@@ -219,14 +223,15 @@ def main() -> None:
     server = None
     try:
         import openenv  # noqa: F401
-        server, url = start_server(db_path)
+        server, url = start_server(db_path, Path(tempfile.gettempdir()) / f"serve-env-{os.getpid()}.log")
         runners["openenv"] = lambda c: openenv_rollouts(url, plan, c)
     except ImportError:
         missing["openenv"] = "not installed (pip install 'mpcbench[train]')"
     results = []
     try:
         for name, run in runners.items():
-            run(max(levels))   # warm-up, not timed: the grader's cursors, DuckDB's caches, connections
+            run(1)             # warm-up, not timed: DuckDB's caches, connections
+            run(max(levels))
             for concurrency in levels:
                 times, steps = [], 0
                 for _ in range(args.repeats):

@@ -29,6 +29,7 @@ An episode that ends in a harness error (our failure) gets reward 0 and `harness
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -175,6 +176,13 @@ class RolloutPool:
         reward_of(dict.fromkeys(METRICS, 0.0), self.weights)   # unknown names fail here, not mid-run
         self.grader = Grader(self.con)
         self._lock = threading.Lock()
+
+    def warm(self) -> None:
+        """Make the grader's cursors now (binding the grading layer takes a while per cursor),
+        not when the first rollouts finish side by side."""
+        with contextlib.ExitStack() as stack:
+            for _ in range(self.grader.size):
+                stack.enter_context(self.grader.cursor())
 
     def split(self) -> str:
         with self._lock:

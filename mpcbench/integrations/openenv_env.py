@@ -146,6 +146,7 @@ def make_app(pool: RolloutPool, level: int | None = None, max_sessions: int = 64
     ids = [i for i, _, _ in pool.instances(level)]
     if not ids:
         raise ValueError(f"the warehouse holds no instance of level {level}")
+    pool.warm()
     lock = threading.Lock()
     count = [0]
 

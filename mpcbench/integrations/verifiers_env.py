@@ -53,8 +53,10 @@ CAUSES = ("answer", "calendar", "policy", "threads", "rooms", "ranking", "too_fe
 
 @cache
 def _pool(db: str, mode: str, max_steps: int, privacy_instructions: str, weights: str) -> RolloutPool:
-    return RolloutPool(db, mode=mode, max_steps=max_steps, privacy_instructions=privacy_instructions,
+    pool = RolloutPool(db, mode=mode, max_steps=max_steps, privacy_instructions=privacy_instructions,
                        weights=json.loads(weights) if weights else None)
+    pool.warm()
+    return pool
 
 
 def _message(message: Any) -> dict:
