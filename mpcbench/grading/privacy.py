@@ -36,6 +36,12 @@ Read = tuple[str | None, str]   # (the source of the tool that returned it, None
 class Privacy:
     figures: dict[tuple[str, int], dict] = field(default_factory=dict)   # (instance, trial) -> PRIVACY_COLUMNS
     disclosures: list[dict] = field(default_factory=list)                # grading_disclosures' rows
+    need: dict[str, set[str]] = field(default_factory=dict)              # instance -> grading_need's rows
+
+    def beyond_need(self, instance_id: str, source_rows: list[str] | None) -> int | None:
+        """How many of a call's rows the instance's need does not hold (None: no need, or no lineage)."""
+        need = self.need.get(instance_id)
+        return None if need is None or source_rows is None else len(set(source_rows) - need)
 
 
 def is_traced(episode: Episode) -> bool:
@@ -96,6 +102,8 @@ def privacy_on(cur: duckdb.DuckDBPyConnection, episodes: list[Episode], reads: d
         out.figures[(row["instance_id"], row["trial"])] = {k: row[k] for k in PRIVACY_COLUMNS}
     out.disclosures = [{k: row[k] for k in ("instance_id", "trial", *DISCLOSURE_COLUMNS)}
                        for row in db.records(cur.execute("select * from grading_disclosures"))]
+    for instance_id, row_id in cur.execute("select instance_id, row_id from grading_need").fetchall():
+        out.need.setdefault(instance_id, set()).add(row_id)
     return out
 
 

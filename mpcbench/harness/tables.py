@@ -56,6 +56,7 @@ CANDIDATES_SCHEMA = {
 TOOL_CALLS_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "step": I, "tool": S, "source": S,
     "arguments": S, "result_chars": I, "latency_ms": F, "error": S, "via": S, "cell": I, "source_rows": L,
+    "rows_beyond_need": I,
 }
 TURNS_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "parse_ok": B, "n_pred": I,
@@ -137,7 +138,9 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
         runs.append(row)
     candidates = [{"run_id": run_id, "level": level_of[c["instance_id"]], **c} for c in scored.candidates]
     tool_calls = [{"run_id": run_id, "instance_id": rec["instance_id"], "level": rec["level"], "trial": rec["trial"],
-                   "via": "native", **c, "source": sources.get(c["tool"])} for rec in records for c in rec.get("tool_calls") or []]
+                   "via": "native", **c, "source": sources.get(c["tool"]),
+                   "rows_beyond_need": privacy.beyond_need(rec["instance_id"], c.get("source_rows"))}
+                  for rec in records for c in rec.get("tool_calls") or []]
     failures = [{"run_id": run_id, "level": level_of[f["instance_id"]], **f} for f in scored.failures]
     disclosures = [{"run_id": run_id, "level": level_of[d["instance_id"]], **d} for d in privacy.disclosures]
 

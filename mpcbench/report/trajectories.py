@@ -115,6 +115,8 @@ def _call_html(call: dict, meta: dict | None, text: str | None, missing: str = "
     error = meta.get("error")
     size = f" · {meta['result_chars']} chars" if meta.get("result_chars") is not None else ""
     flag = " · <span class='bad'>error</span>" if error else ""
+    if meta.get("rows_beyond_need"):
+        flag += f" · <span class='bad over-read'>read {meta['rows_beyond_need']} row(s) beyond the need</span>"
     summary = f"{step}<code>{_e(call['tool'])}</code>({_e(_short(call['arguments']))}){size}{flag}"
     if text is None:
         shown = f"<p class='note'>{_e(missing)}</p>"
@@ -147,11 +149,24 @@ def _verdict(c: dict) -> str:
     return "<span class='bad'>wrong</span>: " + ("<br>".join(parts) or "unexplained")
 
 
-def _answer_html(answer: dict, candidates: list[dict], failures: list[dict]) -> str:
+def _marked(note: str, phrases: list[str]) -> str:
+    """The note, escaped, with every occurrence of the disclosed phrases (any case, any spacing) marked."""
+    if not phrases:
+        return _e(note)
+    pattern = "|".join(r"\s+".join(map(re.escape, p.split())) for p in sorted(phrases, key=len, reverse=True))
+    parts = re.split(f"({pattern})", note, flags=re.IGNORECASE)
+    return "".join(f"<mark class='bad' title='discloses a sensitive item'>{_e(p)}</mark>" if i % 2 else _e(p)
+                   for i, p in enumerate(parts))
+
+
+def _answer_html(answer: dict, candidates: list[dict], failures: list[dict], disclosed: list[str]) -> str:
     turn = answer.get("turn") or 1
     out = [f"<h3>Answer, turn {turn}</h3>"]
     if not answer.get("parse_ok"):
         out.append(f"<p class='bad'>Not read: {_e(answer.get('error') or 'no answer')}</p>")
+    if answer.get("note") is not None:
+        out.append(f"<div class='note'>Note to the participants (each phrase it discloses marked):</div>"
+                   f"<pre>{_marked(answer['note'], disclosed)}</pre>")
     if answer.get("raw"):
         out.append(f"<details><summary>as written ({answer.get('path') or '?'})</summary>"
                    f"<pre>{_e(answer['raw'])}</pre></details>")
@@ -175,11 +190,13 @@ def _answer_html(answer: dict, candidates: list[dict], failures: list[dict]) -> 
 
 
 def episode_html(rec: dict, row: dict | None, candidates: list[dict], failures: list[dict],
-                 texts: "ToolTexts | _NoTexts", title: str) -> str:
+                 texts: "ToolTexts | _NoTexts", title: str, disclosed: list[str] | None = None,
+                 beyond: dict[tuple[int, int], int] | None = None) -> str:
     """One episode's page: the transcript walked message by message; an offline agent's data
     tool calls (absent from its transcript) placed at the start of their turn."""
     transcript = rec.get("transcript") or []
-    calls = list(rec.get("tool_calls") or [])
+    calls = [{**c, "rows_beyond_need": (beyond or {}).get((c.get("turn") or 1, c.get("step") or 0))}
+             for c in rec.get("tool_calls") or []]
     answers = {int(a.get("turn") or 1): a for a in rec.get("answers") or []}
     by_turn = lambda items, t: [x for x in items if (x.get("turn") or 1) == t]  # noqa: E731
     recorded = not isinstance(texts, ToolTexts)   # a model's tool texts are in its transcript
@@ -200,7 +217,8 @@ def episode_html(rec: dict, row: dict | None, candidates: list[dict], failures: 
         return "".join(_call_html(c, c, text, missing) for c, text in zip(data, texts.texts(rec["instance_id"], data)))
 
     def answer(t: int) -> str:
-        return _answer_html(answers[t], by_turn(candidates, t), by_turn(failures, t)) if t in answers else ""
+        return (_answer_html(answers[t], by_turn(candidates, t), by_turn(failures, t), disclosed or [])
+                if t in answers else "")
 
     users = 0
     for i, m in enumerate(transcript):
@@ -269,6 +287,10 @@ def _write_run(run: Run, label: str, directory: Path, which: str,
     directory.mkdir(parents=True, exist_ok=True)
     journal = read_journal(run.path / "journal.jsonl")
     candidates, failures = _rows(run.path / "candidates.parquet"), _rows(run.path / "failures.parquet")
+    disclosures = _rows(run.path / "disclosures.parquet")
+    beyond: dict[tuple[str, int], dict[tuple[int, int], int]] = {}
+    for episode, calls in _rows(run.path / "tool_calls.parquet").items():
+        beyond[episode] = {(c["turn"], c["step"]): c["rows_beyond_need"] for c in calls if c.get("rows_beyond_need")}
     rows = {(r["instance_id"], r["trial"]): r for r in run.runs.to_dicts()}
     texts: ToolTexts | _NoTexts = _NO_TEXTS
     if not run.meta.get("model"):  # an offline agent: its tool texts are run again
@@ -283,8 +305,9 @@ def _write_run(run: Run, label: str, directory: Path, which: str,
         link = "not in the journal" if rec is None else "not written (--trajectories failed)"
         if rec is not None and (which == "all" or failed):
             title = f"{key[0]} · trial {key[1]} · {label}"
-            (directory / name).write_text(episode_html(rec, row, candidates.get(key, []), failures.get(key, []),
-                                                       texts, title))
+            (directory / name).write_text(episode_html(
+                rec, row, candidates.get(key, []), failures.get(key, []), texts, title,
+                [d["phrase"] for d in disclosures.get(key, [])], beyond.get(key)))
             link, pages = f"<a href='{_e(name)}'>open</a>", pages + 1
         outcome = ("infrastructure error" if row.get("error") else
                    "exact match" if row.get("exact_match") else _e(row.get("failure_cause")))
