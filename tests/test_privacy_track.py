@@ -22,6 +22,7 @@ from mpcbench.harness.runner import run_eval
 from mpcbench.legacy.audit import AuditConfig
 from mpcbench.legacy.models import Endpoint
 from mpcbench.legacy.privacy_audit import KEYWORDS, run_privacy_audit
+from sandboxkit import SANDBOX_OK
 
 ONE_PER_LEVEL = ("L1-0001", "L2-0001", "L3-0001", "L4-0001")
 
@@ -220,3 +221,20 @@ def test_trajectory_pages_mark_each_disclosed_phrase_and_each_over_read_call(db_
     page = next((out / "trajectories").glob(f"02-*/{instance}-t1.html")).read_text()
     marked = page.count("beyond the need</span>")
     assert marked == over.filter(pl.col("instance_id") == instance).height
+
+
+def _paths():
+    for mode, protocol in (("context", "native"), ("context", "mint"), ("code", "native"), ("code", "mint")):
+        marks = [] if mode != "code" or SANDBOX_OK else [pytest.mark.skip(reason="no sandbox on this machine")]
+        yield pytest.param(mode, protocol, marks=marks, id=f"{mode}-{protocol}")
+
+
+@pytest.mark.parametrize("mode, protocol", list(_paths()))
+def test_the_note_is_scored_on_every_mode_and_protocol(db_path, tmp_path, key, mode, protocol):
+    phrases = participant_phrases(db_path)
+    model = GoldModel(db_path, note=lambda i, keys: f"{times_note(keys)} ({phrases[i]})")
+    runs, _ = run(db_path, tmp_path, model, f"{mode}-{protocol}", mode=mode, protocol=protocol)
+    assert runs["exact_match"].to_list() == [True] * 4
+    assert all(d >= 1 for d in runs["disclosed"].to_list())
+    assert runs["note_covers_answer"].to_list() == [True] * 4
+    assert runs["rows_read"].is_not_null().all()
