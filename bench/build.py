@@ -4,7 +4,7 @@
     python bench/build.py --instances 2000   # a quicker run
     python bench/build.py --smoke            # seconds, for CI: level 1 x 2 instances, no default build
 
-Prints one table of figures; the README's "Performance" section quotes a run of this script.
+Prints one table of figures; docs/performance.md quotes a run of this script.
 Measures, each in a fresh process where it matters:
   1. `mpcbench build` with the default configs (wall seconds, peak memory);
   2. `mpcbench build --instances N` for the four levels (wall seconds, peak memory);

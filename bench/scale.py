@@ -14,7 +14,7 @@ other work does not distort); then the log-log fit of wall and CPU time against 
 exponent near 1 is linear cost). Then the oracle alone on the
 first size's dataset, on one DuckDB thread: every oracle layer recomputed from the raw tables
 (answers and necessity), as instances/s per core: the labels as the build computes them, and
-with every violation row stored too, as the DuckDB warehouse does for grading. Prints Markdown tables; the README quotes them.
+with every violation row stored too, as the DuckDB warehouse does for grading. Prints Markdown tables; docs/performance.md quotes them.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ the calendar-only baseline's F1, the feasible starts (`n_feasible`) and, per con
 in-hours starts it kills. The bootstrap resamples whole policies (a world
 draws its own 8-15 policies, and instances that share a policy are not independent draws of the
 split's distribution), so the intervals carry the policy draw's variance too. Prints a Markdown
-table; the README quotes a run.
+table; docs/warehouse.md ("Equal difficulty of the splits") quotes a run.
 """
 
 from __future__ import annotations

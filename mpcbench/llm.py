@@ -273,7 +273,7 @@ class ChatClient:
         sdk = self._sdk()
         # The request is plain JSON already. Sent as `extra_body` (which the SDK merges over the
         # typed fields, documented: the second mapping wins) it skips the SDK's per-call,
-        # type-driven transform of `messages` and `tools` (about 3 ms a step at level 3), and
+        # type-driven transform of `messages` and `tools` (costly on long conversations), and
         # provider extensions go through as they are. Errors, timeouts and headers stay the SDK's.
 
         attempt = queue_retries = 0

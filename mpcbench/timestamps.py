@@ -1,4 +1,4 @@
-"""The one timestamp format of the benchmark (DESIGN.md section 2): local wall-clock time,
+"""The one timestamp format of the benchmark (docs/semantics.md, "Time and the grid"): local wall-clock time,
 `YYYY-MM-DDTHH:MM`, no seconds, no offset.
 
     >>> timestamp_text(dt.datetime(2026, 3, 2, 9, 15))

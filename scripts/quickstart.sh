@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: install, build the warehouse, evaluate the offline agents on
 # every level (no API key needed), run the offline MINT ablation on the first 10 instances of each
-# level, and write the report. About 2-3 minutes on 2 cores (README).
+# level, and write the report; then name the report and three commands to try next. About 2-3
+# minutes on 2 cores (docs/getting-started.md).
 # On a terminal each step shows its own output; otherwise (a pipe, a log, CI) each step prints one
 # line and its output goes to build/quickstart.log.
 set -euo pipefail
@@ -40,4 +41,24 @@ step "the offline MINT ablation (calendar-only, 4 configurations x 40 episodes)"
 runs+=("build/runs/quickstart-ablation")
 step "write the report" .venv/bin/mpcbench report "${runs[@]}" --out reports/quickstart
 echo "All done in $((SECONDS / 60)) min $((SECONDS % 60)) s"
-echo "Report: reports/quickstart/report.html (and report.md)"
+echo "Report: reports/quickstart/report.html (and report.md; one page per failed episode under reports/quickstart/trajectories/)"
+# a start the calendar-only agent submitted and got wrong, to explain (the highest level first)
+miss=$(.venv/bin/python - <<'PY' 2>/dev/null || true
+import duckdb
+row = duckdb.sql("""select instance_id, start from 'build/runs/quickstart-calendar-only/candidates.parquet'
+                    where not in_gold and len(violations) > 0 and start is not null
+                    order by level desc, instance_id, turn, position limit 1""").fetchall()
+print(f"{row[0][0]} --start {row[0][1]}" if row else "")
+PY
+)
+[ -n "$miss" ] || miss="L2-0002 --start 2026-04-01T08:45"
+cat <<EOF
+
+Next, three things to try (docs/getting-started.md):
+  1. One instance's gold answer, with SQL:
+     .venv/bin/mpcbench sql "select rank, starts_at, room_id from oracle_answers where instance_id = 'L3-0007' order by rank"
+  2. Why a start the calendar-only agent submitted is wrong:
+     .venv/bin/mpcbench explain $miss
+  3. Run a model (any OpenAI-compatible endpoint; --base-url http://localhost:8000/v1 for a local server):
+     OPENAI_API_KEY=sk-... .venv/bin/mpcbench eval --agent openai --model gpt-4o-mini --instances 5 --out build/runs/my-model
+EOF

@@ -1,4 +1,4 @@
-"""Tiny hand-written worlds, one per edge case of DESIGN.md sections 2-3, each with its answer
+"""Tiny hand-written worlds, one per edge case of docs/semantics.md (time and constraints), each with its answer
 worked out by hand from the spec (never computed by either oracle).
 
 Unless a case says otherwise: Monday 2026-03-02, policy POL-A = working hours 09:00-11:00,

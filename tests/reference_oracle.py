@@ -1,4 +1,4 @@
-"""A plain-Python oracle written from DESIGN.md sections 2-3 alone, to check the SQL oracle.
+"""A plain-Python oracle written from docs/semantics.md alone, to check the SQL oracle.
 
     answer = solve(world, instance)
     answer.top                     # [(start, room_id or None), ...], the first N
@@ -7,10 +7,10 @@
 
 Deliberately naive: every 15-minute start of every day in the window is checked against every
 constraint with `datetime` arithmetic and loops, nothing indexed or precomputed. It reads the
-dataset dicts (DESIGN.md section 5) and uses the instance's resolved `requirements`; level-3
+dataset dicts (docs/dataset.md) and uses the instance's resolved `requirements`; level-3
 requirement tags are not re-resolved here (see `resolve_level3_requirements` for that).
 
-Level 4 (DESIGN.md's additions in docs/semantics.md): a series' occurrences are expanded here
+Level 4 (the additions in docs/semantics.md): a series' occurrences are expanded here
 from its first interval and exceptions; a participant's working hours are checked on their own
 wall clock with `zoneinfo` (a conversion per candidate, not a stored offset); only the project
 owner's requirement tags count.

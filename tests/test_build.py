@@ -1,4 +1,4 @@
-"""`build.build`: deterministic, and every kept instance obeys the rules of DESIGN.md 3-5
+"""`build.build`: deterministic, and every kept instance obeys the rules of docs/semantics.md and docs/dataset.md
 (enough feasible starts, every required source matters, level-3 requirements come from the
 latest thread tags, build stats add up)."""
 

@@ -6,8 +6,10 @@
 - docs/semantics.md documents every constraint kind of the `constraint_kinds` table, and every
   constraint kind and failure cause a real run reports;
 - docs/dataset.md documents every field of the JSON Schemas that `mpcbench export` writes;
-- every ```sql block of README.md, and every `mpcbench sql "..."` example in README.md and
-  docs/, runs as written on the default build (with a run in build/runs/) and returns rows.
+- every ```sql block and every `mpcbench sql "..."` example in README.md and docs/ (the pages of
+  the documentation site), runs as written on the default build (with a run in build/runs/) and
+  returns rows;
+- the README stays short: at most 200 lines (the rest lives in docs/).
 """
 
 from __future__ import annotations
@@ -177,27 +179,40 @@ def default_workdir(tmp_path_factory):
     return work
 
 
-def readme_statements() -> list[str]:
-    """Each statement of the ```sql blocks with the comment above it, as a reader copies it."""
+def documented_pages() -> list[Path]:
+    """README.md and every page of the documentation site."""
+    return [README, *sorted(DOCS.glob("*.md"))]
+
+
+def block_statements() -> list[tuple[str, str]]:
+    """(file, statement) of each statement of the ```sql blocks of README.md and docs/, with the
+    comment above it, as a reader copies it."""
     statements = []
-    for block in SQL_BLOCK.findall(README.read_text()):
-        statements += [s.strip() for s in re.split(r";[ \t]*$", block, flags=re.MULTILINE) if s.strip()]
+    for path in documented_pages():
+        for block in SQL_BLOCK.findall(path.read_text()):
+            statements += [(path.name, s.strip()) for s in re.split(r";[ \t]*$", block, flags=re.MULTILINE) if s.strip()]
     return statements
 
 
 def example_commands() -> list[tuple[str, str]]:
     """(file, query) of every `mpcbench sql "..."` in README.md and docs/."""
-    return [(path.name, q) for path in (README, *sorted(DOCS.glob("*.md"))) for q in SQL_COMMAND.findall(path.read_text())]
+    return [(path.name, q) for path in documented_pages() for q in SQL_COMMAND.findall(path.read_text())]
 
 
-EXAMPLES = ([pytest.param(q, id=f"README.md-sql-block-statement-{i}") for i, q in enumerate(readme_statements(), 1)]
+EXAMPLES = ([pytest.param(q, id=f"{name}-sql-block-statement-{i}") for i, (name, q) in enumerate(block_statements(), 1)]
             + [pytest.param(q, id=f"{name}-mpcbench-sql-{i}") for i, (name, q) in enumerate(example_commands(), 1)])
 
 
-def test_the_readme_has_sql_examples():
-    assert len(readme_statements()) >= 5
-    assert any("runs.parquet" in s for s in readme_statements())
+def test_the_docs_have_sql_examples():
+    statements = [s for _, s in block_statements()]
+    assert len(statements) >= 5
+    assert any("runs.parquet" in s for name, s in block_statements() if name == "README.md")
     assert len(example_commands()) >= 3
+
+
+def test_the_readme_is_short():
+    lines = len(README.read_text().splitlines())
+    assert lines <= 200, f"README.md has {lines} lines: move the detail into docs/ (at most 200)"
 
 
 @pytest.mark.parametrize("query", EXAMPLES)
@@ -211,3 +226,34 @@ def test_a_documented_query_runs_as_written_and_returns_rows(query, default_work
     assert rows, f"returns no row:\n{query}"
     statement = re.sub(r"\A(\s*--[^\n]*\n)+", "", query)   # what one pastes after `mpcbench sql`
     cli("sql", statement)
+
+
+# --- the commands the quickstart prints at its end ----------------------------------------------
+
+QUICKSTART = ROOT / "scripts" / "quickstart.sh"
+
+
+def test_the_quickstart_names_its_report_and_three_next_commands():
+    text = QUICKSTART.read_text()
+    assert "Report: reports/quickstart/report.html" in text
+    queries = SQL_COMMAND.findall(text)
+    assert len(queries) == 1, "the quickstart prints one `mpcbench sql` example"
+    assert queries[0] in [q for _, q in example_commands()], \
+        "the quickstart's SQL example is one of the documented ones (so it runs in the test above)"
+    assert "mpcbench explain $miss" in text and "mpcbench eval --agent openai" in text
+
+
+def test_the_miss_the_quickstart_names_is_explained(default_workdir, monkeypatch):
+    """The quickstart's snippet finds a wrong start of the calendar-only run; `explain` takes it."""
+    import subprocess
+    import sys
+    snippet = re.search(r"<<'PY'[^\n]*\n(.*?)^PY$", QUICKSTART.read_text(), re.MULTILINE | re.DOTALL)
+    assert snippet
+    monkeypatch.chdir(default_workdir)
+    run = default_workdir / "build" / "runs" / "quickstart-calendar-only"
+    if not run.exists():
+        run.symlink_to(default_workdir / "build" / "runs" / "demo")
+    miss = subprocess.run([sys.executable, "-c", snippet.group(1)], capture_output=True, text=True,
+                          check=True).stdout.split()
+    assert len(miss) == 3 and miss[1] == "--start", miss
+    assert "breaks" in cli("explain", *miss)

@@ -1,4 +1,4 @@
-"""`mpcbench export` / `mpcbench import` (DESIGN.md section 5): the files round-trip byte for
+"""`mpcbench export` / `mpcbench import` (docs/dataset.md): the files round-trip byte for
 byte, validate against the shipped JSON Schemas, bad datasets are refused with every problem
 named (file, line, JSON path) and the target database untouched, and an edited dataset is
 re-labelled by the SQL oracle (checked against the plain-Python reference oracle)."""

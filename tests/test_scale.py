@@ -1,6 +1,6 @@
 """Partitioned builds (`mpcbench build --out DIR`): the dataset does not depend on the partition
 size, the number of workers or the engine; it holds the same tables and exports the same files as
-the DuckDB build of the same config (DESIGN.md section 5); and a damaged dataset is refused by
+the DuckDB build of the same config (docs/dataset.md); and a damaged dataset is refused by
 every reader (the manifest check). The Ray tests need `pip install -e '.[scale]'`; without Ray
 they skip, saying so."""
 

@@ -1,4 +1,4 @@
-"""Scores (DESIGN.md section 7) and failure causes: set scores and rank-aware scores on hand-made
+"""Scores (docs/semantics.md, "The answer" and "Scoring") and failure causes: set scores and rank-aware scores on hand-made
 keys; every cause computed by the grading views (sql/40_grading/) on a tiny build, with
 candidates chosen from the constraint views so that each breaks a known constraint."""
 

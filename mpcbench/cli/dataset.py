@@ -1,4 +1,4 @@
-"""`mpcbench export` and `mpcbench import`: the dataset files (DESIGN.md section 5); `mpcbench overlap`:
+"""`mpcbench export` and `mpcbench import`: the dataset files (docs/dataset.md); `mpcbench overlap`:
 whether builds (splits) share an instance."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The answer format (DESIGN.md section 7): the `submit_candidates` tool and the plain-text fallback.
+"""The answer format (docs/semantics.md, "The answer" and "Scoring"): the `submit_candidates` tool and the plain-text fallback.
 
     >>> answer = parse_text_answer('[{"start": "2026-03-02 09:00"}, {"start": "2026-03-02T09:05"}]', 1)
     >>> answer.parse_ok, [(c.start, c.problem) for c in answer.candidates]

@@ -1,4 +1,4 @@
-"""Scores and failure causes of agents' answers (DESIGN.md section 7).
+"""Scores and failure causes of agents' answers (docs/semantics.md, "The answer" and "Scoring").
 
     >>> s = score_keys([("2026-03-02T09:00", None)], [("2026-03-02T09:00", None), ("2026-03-02T09:30", None)])
     >>> (s.precision, s.recall, round(s.f1, 3), s.exact_match, s.first_correct)

@@ -102,7 +102,7 @@ def _first_starts_without_threads_and_rooms(con: duckdb.DuckDBPyConnection) -> d
 def _clear_instances(con: duckdb.DuckDBPyConnection) -> None:
     """Empty the instance tables of a judging connection (keyless: `db.create_warehouse(con,
     keys=False)`). Recreated, not deleted from: DuckDB keeps deleted rows in memory, and a
-    worker's thousands of rounds made every later one slower (1.3x over 24 partitions)."""
+    worker's thousands of rounds would make every later one slower."""
     for table in ("requirement_participants", "requirements", "instances"):
         db.empty_table(con, table)
 

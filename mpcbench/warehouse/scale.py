@@ -83,7 +83,7 @@ class LocalPool:
     build at once (`check`): ProcessPoolExecutor alone can hang for good when a worker dies holding
     a lock of its call queue, and so can its shutdown, so a failed build kills the workers."""
 
-    threads = 1      # one worker per core: more DuckDB threads only contend (1.02-1.08x CPU measured)
+    threads = 1      # one worker per core: more DuckDB threads per worker would only contend for the cores
 
     def __init__(self, jobs: int):
         self.pool = cf.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))

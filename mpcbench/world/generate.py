@@ -1,5 +1,5 @@
 """The generator of a level's fixed world: a world config and a seed in, the world dict of
-DESIGN.md section 5 out (people, calendars, policies, the handbook, noise projects, rooms).
+docs/dataset.md describes (people, calendars, policies, the handbook, noise projects, rooms).
 
     world = generate_world(load_world_config(world_config_path(3)))
 

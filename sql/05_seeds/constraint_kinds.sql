@@ -6,7 +6,7 @@
 -- description and the feedback text. A new policy rule kind is one row here, one view
 -- int_violations_<kind>.sql, one prose renderer entry (RULE_PROSE) and one golden world.
 --
--- source: the source the constraint belongs to (DESIGN.md section 3).
+-- source: the source the constraint belongs to (docs/semantics.md, "Constraints").
 -- is_frame: working hours frame the grid and stay when the policy is removed.
 -- uses_calendar: computed from participants' events, so it goes when the calendar goes.
 -- bit: the kind's bit in a candidate's violation mask (int_slot_violation_masks).
