@@ -8,8 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from ..timestamps import zone_offset_minutes
-from .rows import horizon_days
+from .rules import check_level4, check_tag_types_once
 from .validate import Doc, Problems, dict_items, parse_moment, schema_pattern, short, text_at
 
 
@@ -105,7 +104,7 @@ class WorldChecker(Checker):
                                              for i, p in dict_items(d.get("projects"))], "project_id")
             self.check_threads(world)
         if level == 4:
-            self.check_level4(world, dict_items(d.get("series")))
+            check_level4(self, world.person_ids, dict_items(d.get("series")))
         if level >= 3:
             room_ids = self.unique([(f"rooms[{i}].room_id", text_at(r, "room_id"))
                                     for i, r in dict_items(d.get("rooms"))], "room_id")
@@ -142,30 +141,6 @@ class WorldChecker(Checker):
                 self.error(f"{path}.person_id", f"{short(person)}, but event {short(source)} is "
                            f"{short(row.get('person_id'))}'s")
 
-    def check_level4(self, world: World, series: list[tuple[int, dict]]) -> None:
-        """Series (ids, people, intervals, exceptions) and each person's zone, whose offset from
-        the world's zone must not change inside the horizon."""
-        self.unique([(f"series[{i}].series_id", text_at(s, "series_id")) for i, s in series], "series_id")
-        for i, s in series:
-            self.known(f"series[{i}].person_id", text_at(s, "person_id"), world.person_ids, "person")
-            self.interval(f"series[{i}]", s)
-            for j, x in dict_items(s.get("exceptions")):
-                self.moment(f"series[{i}].exceptions[{j}].original_start", text_at(x, "original_start"))
-                if x.get("action") == "moved":
-                    self.interval(f"series[{i}].exceptions[{j}]", x)
-        try:
-            first, last = horizon_days(self.data)
-        except (KeyError, TypeError, ValueError):   # a bad timestamp, reported above
-            return
-        for i, person in dict_items(self.data.get("people")):
-            zone = text_at(person, "timezone")
-            if zone is None or not isinstance(self.data.get("timezone"), str):
-                continue
-            try:
-                zone_offset_minutes(self.data["timezone"], zone, first, last)
-            except (ValueError, KeyError) as exc:   # an unknown zone, or a DST change inside the horizon
-                self.error(f"people[{i}].timezone", f"{short(zone)}: {exc}")
-
     def check_policies(self, policies: list[tuple[int, dict]]) -> set[str]:
         ids = self.unique([(f"policies[{i}].policy_id", text_at(p, "policy_id")) for i, p in policies], "policy_id")
         self.unique([(f"policies[{i}].rules[{j}].rule_id", text_at(r, "rule_id"))
@@ -200,6 +175,7 @@ class WorldChecker(Checker):
                 path = f"threads[{i}].messages[{j}]"
                 self.known(f"{path}.author_id", text_at(message, "author_id"), world.person_ids, "person")
                 ts = self.moment(f"{path}.ts", text_at(message, "ts"))
+                check_tag_types_once(self, path, message)
                 for k, tag in dict_items(message.get("tags")):
                     if isinstance(tag.get("params"), dict):
                         self.check_tag(f"{path}.tags[{k}].params", text_at(tag, "type"), tag["params"], world)
@@ -229,9 +205,10 @@ class WorldChecker(Checker):
 
 
 def latest_requirement_tags(world: World, project_id: str) -> dict[str, tuple[dict, str]]:
-    """Per requirement kind, (params, message_id) of the tag in the latest message (ties: greater
-    message_id), as DESIGN.md section 3 resolves level-3 requirements; at level 4 only among the
-    messages of the project's owner (the person the latest owner tag names)."""
+    """Per requirement kind, (params, message_id) of the tag in the latest message (ties: the
+    greater message_id as a string, so "m9" beats "m10"), as docs/semantics.md resolves level-3
+    requirements; at level 4 only among the messages of the project's owner (the person the
+    latest owner tag names, whoever wrote it)."""
     said = world.tags_by_project.get(project_id, [])
     owners = sorted((key, params.get("person_name")) for key, kind, params, _, _ in said if kind == "owner")
     owner_id = world.person_by_name.get(owners[-1][1]) if owners else None
@@ -285,6 +262,10 @@ class InstanceChecker(Checker):
 
     def check_level3_requirements(self, req: dict, project_id: str, world: World) -> None:
         """The project's threads must resolve to exactly the stored requirements."""
+        if world.level == 4 and not any(kind == "owner" for _, kind, *_ in world.tags_by_project.get(project_id, [])):
+            self.error("project_id", f"no owner tag in the threads of project {short(project_id)}; at level 4 "
+                       "only the owner's requirement tags count, so one message must name the owner")
+            return
         said = latest_requirement_tags(world, project_id)
         by_name = world.person_by_name
         for key, tag, value_of, default in (

@@ -45,11 +45,11 @@ def read_and_check(src: Path, problems: Problems) -> Source:
         raise DatasetError([f"{src}: not a directory"])
     world_paths: dict[int, Path] = {}
     if not (src / "worlds").is_dir():
-        problems.add(str(src), "", "no worlds/ directory (expected worlds/world_level{1,2,3}.json)")
+        problems.add(str(src), "", "no worlds/ directory (expected worlds/world_level{1,2,3,4}.json)")
     else:
         world_paths = level_files(src / "worlds", "world_level{}.json", problems)
         if not world_paths and not problems.total:
-            problems.add(f"{src}/worlds", "", "no world_level{1,2,3}.json files")
+            problems.add(f"{src}/worlds", "", "no world_level{1,2,3,4}.json files")
     worlds: dict[int, Doc] = {}
     for level, path in world_paths.items():
         text = read_text(path, world_file(level), problems)
