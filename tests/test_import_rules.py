@@ -165,3 +165,26 @@ def test_ties_between_messages_go_to_the_greater_message_id_as_a_string():
         ((ts, "m9"), "duration", {"minutes": 45}, "m9", "p1"),
     ]})
     assert latest_requirement_tags(world, "P")["duration"] == ({"minutes": 45}, "m9")
+
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+@pytest.mark.parametrize("page, phrase", [
+    ("dataset.md", "worlds/world_level{1,2,3,4}.json"),
+    ("dataset.md", "| `level` | 1, 2, 3 or 4 |"),
+    ("dataset.md", "an occurrence has at most one exception"),
+    ("dataset.md", "an exception whose `original_start` is not\n  the start of an occurrence of its series"),
+    ("dataset.md", "a person's `working_hours` (level 4) that\n  ends at or before its start"),
+    ("dataset.md", "a message with two tags of one type"),
+    ("dataset.md", "always an object, never `null`"),
+    ("dataset.md", "`PRJ-a-m9` is later than `PRJ-a-m10`"),
+    ("dataset.md", "Anyone may write the `owner` tag"),
+    ("semantics.md", "(start, room_id) at levels 3-4"),
+    ("semantics.md", "so `m9` is later than\n`m10`"),
+    ("semantics.md", "which at level 4 is the organiser's"),
+    ("semantics.md", "**Who may name the owner.** Anyone"),
+    ("semantics.md", "`{}` states a meeting that needs no particular room"),
+])
+def test_every_settled_rule_is_stated_in_the_docs(page, phrase):
+    assert phrase in (DOCS / page).read_text()
