@@ -29,7 +29,6 @@ text path drops any room_id; at level 3 a missing room_id is a problem.
 
 from __future__ import annotations
 
-import ast
 import datetime as dt
 import json
 import re
@@ -39,6 +38,7 @@ from typing import Any
 import jsonschema
 
 from ..sources import LEVELS
+from .lenient_json import NOT_JSON, json_values, loads_lenient
 
 SUBMIT_TOOL_NAME = "submit_candidates"
 START_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$"
@@ -46,10 +46,6 @@ _START_FORMAT = "YYYY-MM-DDTHH:MM (local wall-clock time, no seconds, no offset)
 _TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})[Tt ]\s*(\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?"
                    r"\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?")
 _CLOCK_ONLY = re.compile(r"\s*\d{1,2}:\d{2}(:\d{2})?\s*")
-_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]')
-_MAX_DEPTH = 32
-_OPENER = re.compile(r"[{\[]")
-_JSON_START = re.compile(r"[{\[]\s*[\"'{\[]")  # an opener that starts JSON, not prose like "[see"
 _DATE_PREFIX = re.compile(r"\s*\d{4}-\d{2}-\d{2}")
 _START_KEYS = ("start", "start_time", "starttime", "starts_at", "start_at", "time", "slot", "datetime")
 _ROOM_KEYS = ("room_id", "roomid", "room")
@@ -172,7 +168,7 @@ def parse_text_answer(text: str, level: int) -> ParsedAnswer:
     text = text or ""
     if not text.strip():
         return _failed("text", "the answer is empty")
-    values, cut_at = _json_values(text)
+    values, cut_at = json_values(text)
     for value in reversed(values):
         items = _candidate_items(value, depth=0)
         if items is not None:
@@ -235,64 +231,6 @@ def _describe(error: jsonschema.ValidationError, level: int) -> str:
     return f"{where}: {error.message}"
 
 
-def _json_values(text: str) -> tuple[list, int | None]:
-    """Every top-level JSON (or Python-literal) value in the text, in order, and where a cut-off
-    JSON value starts (None if none). Scanning stops at a cut-off value: nothing inside it is
-    trusted, so a truncated answer never yields its first few candidates as if complete."""
-    values: list = []
-    pos = 0
-    while opener := _OPENER.search(text, pos):
-        pos, end = opener.start(), _balanced_end(text, opener.start())
-        if end is None:
-            if _JSON_START.match(text, pos):
-                return values, pos
-            pos += 1
-            continue
-        value = _loads_lenient(text[pos:end])
-        if value is _NOT_JSON:
-            pos += 1
-        else:
-            values.append(value)
-            pos = end
-    return values, None
-
-
-def _balanced_end(text: str, pos: int) -> int | None:
-    """Index just past the bracket that closes the one at pos (double-quoted strings skipped);
-    None if it never closes. Nesting deeper than any answer ends the span early (it will not
-    parse), which keeps the scan linear on hostile text."""
-    depth = 0
-    for token in _STRUCTURE.finditer(text, pos):
-        if token.group() in ("{", "["):
-            depth += 1
-            if depth > _MAX_DEPTH:
-                return token.end()
-        elif token.group() in ("}", "]"):
-            depth -= 1
-            if depth == 0:
-                return token.end()
-    return None
-
-
-_NOT_JSON = object()
-_TRAILING_COMMA = re.compile(r'("(?:[^"\\]|\\.)*")|,(\s*[}\]])')
-
-
-def _loads_lenient(span: str) -> object:
-    """JSON; else JSON without trailing commas; else a Python literal (single quotes, True/None)."""
-    if '"' not in span and "'" not in span:
-        return _NOT_JSON  # holds no string, so no start time: not worth parsing
-    for attempt in (span, _TRAILING_COMMA.sub(lambda m: m.group(1) or m.group(2), span)):
-        try:
-            return json.loads(attempt)
-        except (ValueError, RecursionError):  # ValueError also covers JSONDecodeError, huge ints
-            pass
-    try:
-        return ast.literal_eval(span)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return _NOT_JSON
-
-
 def _field(item: dict, keys: tuple[str, ...]) -> object:
     lowered = {str(key).lower(): value for key, value in item.items()}
     return next((lowered[key] for key in keys if key in lowered), None)
@@ -320,8 +258,8 @@ def _candidate_items(value: object, depth: int) -> list | None:
         if all(isinstance(item, str) and _DATE_PREFIX.match(item) for item in value):
             return value
     if isinstance(value, str) and depth > 0 and value.lstrip()[:1] in ("{", "["):
-        parsed = _loads_lenient(value)
-        return None if parsed is _NOT_JSON else _candidate_items(parsed, depth + 1)
+        parsed = loads_lenient(value)
+        return None if parsed is NOT_JSON else _candidate_items(parsed, depth + 1)
     return None
 
 
