@@ -1,4 +1,4 @@
-"""`mpcbench export`: write the dataset files of DESIGN.md section 5.
+"""`mpcbench export`: write the dataset files of docs/dataset.md.
 
     export_dataset(con, Path("dataset"))       # worlds/, instances/, oracles/, schema/
 
@@ -62,7 +62,7 @@ def _write(path: Path, text: str) -> None:
 
 
 def export_dataset(con: duckdb.DuckDBPyConnection, out_dir: Path) -> list[ExportedLevel]:
-    """Write the levels present in the warehouse as the files of DESIGN.md section 5. Files of
+    """Write the levels present in the warehouse as the files of docs/dataset.md. Files of
     the layout for levels the warehouse lacks are removed, so the directory holds one dataset."""
     out_dir = Path(out_dir)
     worlds = con.execute("select level, world_id from worlds order by level, world_id").fetchall()

@@ -1,4 +1,4 @@
-"""The dataset's files (DESIGN.md section 5) and the JSON Schemas shipped with the package.
+"""The dataset's files (docs/dataset.md) and the JSON Schemas shipped with the package.
 
     worlds/world_level{1,2,3,4}.json        one world per level
     instances/instances_level{1,2,3,4}.jsonlone instance per line

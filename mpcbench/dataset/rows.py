@@ -1,4 +1,4 @@
-"""Dataset dicts (DESIGN.md section 5) in and out of the raw tables.
+"""Dataset dicts (docs/dataset.md) in and out of the raw tables.
 
 `load_dataset` writes worlds and instances into the raw tables (it is the only writer besides
 the build's stats); `dump_world` and `dump_instances` read them back into the same dicts, so
