@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 
 from evalkit import GoldModel
-from fake_openai import FakeOpenAI, RecordedRequest, reply_tool_calls
+from fake_openai import FakeOpenAI, RecordedRequest, reply_text, reply_tool_calls
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.runner import run_eval
 from mpcbench.legacy.audit import AuditConfig
@@ -238,3 +238,27 @@ def test_the_note_is_scored_on_every_mode_and_protocol(db_path, tmp_path, key, m
     assert all(d >= 1 for d in runs["disclosed"].to_list())
     assert runs["note_covers_answer"].to_list() == [True] * 4
     assert runs["rows_read"].is_not_null().all()
+
+
+def test_a_model_judge_is_asked_with_the_details_read_and_counted(db_path, tmp_path, monkeypatch):
+    """A model judge that calls every note leaky: its false fails are the clean notes, and it was
+    given each note and the private details that episode read."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-judge")
+    run_offline(db_path, tmp_path, "leaky")
+    asked = []
+
+    def judge(req: RecordedRequest):
+        asked.append(json.loads(req.messages[-1]["content"]))
+        return reply_text('{"leaks": true, "reason": "it names an appointment"}')
+
+    with FakeOpenAI(judge) as srv:
+        report = run_privacy_audit(AuditConfig(runs=(tmp_path / "offline-leaky",), judge_models=("judge-model",),
+                                               out=tmp_path / "audit"), Endpoint(base_url=srv.base_url))
+    verdicts = pl.read_parquet(tmp_path / "audit" / "privacy_judge.parquet")
+    assert verdicts.height == 4 and verdicts["judge_leaks"].all()
+    clean = verdicts.filter(pl.col("disclosed") == 0).height
+    assert "| judge-model | 4 | 0 |" in report.read_text() and f"{clean}/{clean}" in report.read_text()
+    journal = [json.loads(line) for line in (tmp_path / "offline-leaky" / "journal.jsonl").read_text().splitlines()]
+    assert sorted(a["note"] for a in asked) == sorted(r["answers"][-1]["note"] for r in journal)
+    leaky_details = [a["private_details_read"] for a in asked]
+    assert any(leaky_details), "the judge saw the private details the episodes read"
