@@ -35,7 +35,7 @@ from mpcbench.episode.codecs import NativeCodec
 from mpcbench.episode.environment import Environment
 from mpcbench.errors import UserError
 from mpcbench.harness.config import EvalConfig
-from mpcbench.harness.rollout import REWARD_WEIGHTS, RolloutPool, program_messages, reward_of
+from mpcbench.harness.rollout import PRIVACY_METRICS, REWARD_WEIGHTS, RolloutPool, program_messages, reward_of
 from mpcbench.harness.runner import run_eval
 from test_memorised_policies import MemorisedPolicyAgent, memorise
 
@@ -150,6 +150,26 @@ def test_the_prompt_tools_and_texts_are_evals(pool, db_path):
             {"id": "c3", "type": "function", "function": {"name": "submit_candidates", "arguments": "{}"}}]}))
         assert bad[0]["content"].startswith("error:") and not rollout.done   # a schema error to fix
         pool.finish(rollout)
+
+
+def test_privacy_metrics_equal_evals_columns(db_path, tmp_path):
+    """With privacy_metrics, a rollout's privacy figures are runs.parquet's (the leaky agent
+    discloses, the scripted one does not), and a weight on one puts it into the reward."""
+    privacy = RolloutPool(db_path, privacy_metrics=True, weights={"f1": 1.0, "nothing_disclosed": 0.5})
+    try:
+        for agent in ("leaky", "scripted"):
+            runs = pl.read_parquet(run_eval(EvalConfig(agent=agent, db=str(db_path), levels=(1, 2, 3, 4),
+                                                       out=str(tmp_path / agent))).run_dir / "runs.parquet")
+            for row in runs.iter_rows(named=True):
+                script = replay(privacy, make_agent(agent), row["instance_id"])
+                reward, metrics = asyncio.run(drive(privacy, row["instance_id"], lambda r, k, s=script: s[k]))
+                for m in PRIVACY_METRICS[:-1]:
+                    assert metrics[m] == float(row[m] or 0), (agent, row["instance_id"], m)
+                assert reward == row["f1"] + 0.5 * (not row["disclosed"])
+            if agent == "leaky":
+                assert runs["disclosed"].fill_null(0).sum() > 0
+    finally:
+        privacy.close()
 
 
 def test_weights_and_the_read_only_warehouse(pool):

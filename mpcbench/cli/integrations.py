@@ -66,6 +66,7 @@ def serve_env_command(
     max_sessions: Annotated[int, typer.Option(min=1, help="Sessions (episodes) side by side.")] = 64,
     max_steps: Annotated[int, typer.Option(min=1, help="Model replies per episode, as eval's --max-steps.")] = 30,
     privacy_instructions: Annotated[str, typer.Option(help="on: the system prompt states the privacy norm.")] = "off",
+    privacy_metrics: Annotated[bool, typer.Option(help="The privacy track's figures among the metrics.")] = False,
     db_path: DbOption = db.DEFAULT_DB,
 ) -> None:
     """Serve MPCBench as an OpenEnv environment (reset/step over OpenEnv's HTTP and WebSocket
@@ -76,7 +77,8 @@ def serve_env_command(
         from ..integrations.openenv_env import make_app  # optional dependency
     except ImportError as e:
         fail(f"serve-env needs openenv-core ({e.name} is missing): pip install 'mpcbench[train]'")
-    pool = RolloutPool(db_path, max_steps=max_steps, privacy_instructions=privacy_instructions)
+    pool = RolloutPool(db_path, max_steps=max_steps, privacy_instructions=privacy_instructions,
+                       privacy_metrics=privacy_metrics)
     app = make_app(pool, level, max_sessions=max_sessions)
     err.print(f"Serving {db_path} ({pool.split()} split{f', level {level}' if level else ''}) as an OpenEnv "
               f"environment at http://{host}:{port} (WebSocket /ws; up to {max_sessions} sessions)",

@@ -23,7 +23,8 @@ record's answer and tool calls against the warehouse's labels, never from anythi
 could write into the world: the tools only read.
 
 Rewards (`REWARD_WEIGHTS`, documented in docs/training.md): `reward = sum(weights[m] * metrics[m])`
-over the metrics `f1` and `exact_match` (both in [0, 1]); by default `f1` alone (weight 1.0).
+over the metrics (`METRICS`; with `privacy_metrics`, also the privacy track's `PRIVACY_METRICS`);
+by default `f1` alone (weight 1.0).
 An episode that ends in a harness error (our failure) gets reward 0 and `harness_error = 1`.
 """
 
@@ -45,11 +46,16 @@ from ..episode.environment import Environment
 from ..episode.modes import make_mode
 from ..episode.tools import HiddenFacts
 from ..errors import UserError
+from ..grading.privacy import PRIVACY_COLUMNS, grade_privacy
 from ..grading.scoring import Grader
 from ..warehouse import db
 from .journal import episodes_from_journal
+from .reference import scripted_reference
 
 METRICS = ("f1", "exact_match", "precision", "recall", "first_correct", "ndcg", "over_submitted", "parse_ok")
+# the privacy track's figures (docs/privacy.md), with `privacy_metrics` (or a weight on one of them):
+# counts, but for note_covers_answer and nothing_disclosed (0/1)
+PRIVACY_METRICS = (*PRIVACY_COLUMNS, "nothing_disclosed")
 REWARD_WEIGHTS = {"f1": 1.0, "exact_match": 0.0}
 
 
@@ -164,7 +170,8 @@ class RolloutPool:
     side by side."""
 
     def __init__(self, db_path: str | Path = db.DEFAULT_DB, *, mode: str = "tools", max_steps: int = 30,
-                 privacy_instructions: str = "off", weights: dict[str, float] | None = None):
+                 privacy_instructions: str = "off", weights: dict[str, float] | None = None,
+                 privacy_metrics: bool = False):
         if not Path(db_path).exists():
             raise UserError(f"{db_path} does not exist; run `mpcbench build` first (or pass db=PATH)")
         if privacy_instructions not in ("on", "off"):
@@ -173,7 +180,9 @@ class RolloutPool:
         self.con = db.open_existing(self.db_path)
         self.mode, self.max_steps, self.privacy_instructions = mode, max_steps, privacy_instructions
         self.weights = dict(REWARD_WEIGHTS if weights is None else weights)
-        reward_of(dict.fromkeys(METRICS, 0.0), self.weights)   # unknown names fail here, not mid-run
+        self.privacy_metrics = privacy_metrics or bool(set(self.weights) & set(PRIVACY_METRICS))
+        reward_of(dict.fromkeys((*METRICS, *PRIVACY_METRICS), 0.0), self.weights)   # unknown names fail here
+        self._reads: dict[str, list] = {}   # the scripted solver's reads per instance: the need
         self.grader = Grader(self.con)
         self._lock = threading.Lock()
 
@@ -213,12 +222,34 @@ class RolloutPool:
         key = (record["instance_id"], int(record["trial"]))
         row = None if record.get("error") else self.grader.score(episodes_from_journal([record])).final().get(key)
         if row is None:
-            metrics = dict.fromkeys(METRICS, 0.0)
+            metrics = dict.fromkeys((*METRICS, *(PRIVACY_METRICS if self.privacy_metrics else ())), 0.0)
             metrics["harness_error"] = 1.0
             return Result(record, None, 0.0, metrics, record.get("error"))
         metrics = {m: float(row[m] or 0.0) for m in METRICS}
         metrics["harness_error"] = 0.0
+        if self.privacy_metrics:
+            metrics.update(self.privacy(record))
         return Result(record, row, reward_of(metrics, self.weights), metrics, row.get("failure_cause"))
+
+    def privacy(self, record: dict) -> dict[str, float]:
+        """The privacy figures of a journal record, as runs.parquet has them (`grading.privacy`,
+        against the scripted solver's reads as the need)."""
+        instance_id = record["instance_id"]
+        with self._lock:
+            reads = self._reads.get(instance_id)
+            cur = self.con.cursor() if reads is None else None
+        if cur is not None:
+            try:
+                reads = scripted_reference(cur, [instance_id]).reads.get(instance_id, [])
+            finally:
+                cur.close()
+            with self._lock:
+                self._reads[instance_id] = reads
+        privacy = grade_privacy(self.grader, episodes_from_journal([record]), {instance_id: reads or []})
+        figures = privacy.figures.get((instance_id, int(record["trial"]))) or {}
+        out = {m: float(figures.get(m) or 0.0) for m in PRIVACY_COLUMNS}
+        out["nothing_disclosed"] = float(not figures.get("disclosed"))
+        return out
 
     def finish(self, rollout: Rollout, *, trial: int = 1, agent: str = "rollout", model: str | None = None) -> Result:
         """End the rollout (closing its environment) and score it."""

@@ -41,7 +41,7 @@ from verifiers.utils.message_utils import normalize_messages
 from mpcbench.episode.prompts import system_prompt
 from mpcbench.errors import UserError
 from mpcbench.grading.scoring import gold_keys
-from mpcbench.harness.rollout import METRICS, Rollout, RolloutPool
+from mpcbench.harness.rollout import METRICS, PRIVACY_METRICS, Rollout, RolloutPool
 from mpcbench.sources import LEVELS
 from mpcbench.warehouse import db as warehouse
 
@@ -52,9 +52,10 @@ CAUSES = ("answer", "calendar", "policy", "threads", "rooms", "ranking", "too_fe
 
 
 @cache
-def _pool(db: str, mode: str, max_steps: int, privacy_instructions: str, weights: str) -> RolloutPool:
+def _pool(db: str, mode: str, max_steps: int, privacy_instructions: str, weights: str,
+          privacy_metrics: bool) -> RolloutPool:
     pool = RolloutPool(db, mode=mode, max_steps=max_steps, privacy_instructions=privacy_instructions,
-                       weights=json.loads(weights) if weights else None)
+                       weights=json.loads(weights) if weights else None, privacy_metrics=privacy_metrics)
     pool.warm()
     return pool
 
@@ -146,20 +147,24 @@ def dataset(pool: RolloutPool, level: int, instances: int | None, mode: str, pri
 
 def load_environment(level: int = 1, split: str | None = None, db: str | None = None, mode: str = "tools",
                      privacy_instructions: str = "off", instances: int | None = None, max_steps: int = 30,
-                     weights: dict[str, float] | None = None, **kwargs) -> MPCBenchEnv:
+                     weights: dict[str, float] | None = None, privacy_metrics: bool = False,
+                     **kwargs) -> MPCBenchEnv:
     """The MPCBench ToolEnv of one level. `db`: the warehouse (a DuckDB file or `build --out`
     directory; default build/mpcbench.duckdb, or build/<split>.duckdb when `split` is given);
     `split`: the split the warehouse must hold (refused otherwise: train on `train`, report on a
-    private `test`); `weights`: the reward's weights over the metrics (default {"f1": 1.0})."""
+    private `test`); `weights`: the reward's weights over the metrics (default {"f1": 1.0});
+    `privacy_metrics`: the privacy track's figures as metrics too (on when a weight names one)."""
     level = int(level)
     if level not in LEVELS:
         raise UserError(f"level must be 1, 2, 3 or 4, not {level}")
     path = str(db or (Path(warehouse.DEFAULT_DB).with_name(f"{split}.duckdb") if split else warehouse.DEFAULT_DB))
-    pool = _pool(path, mode, int(max_steps), privacy_instructions, json.dumps(weights, sort_keys=True) if weights else "")
+    pool = _pool(path, mode, int(max_steps), privacy_instructions, json.dumps(weights, sort_keys=True) if weights else "",
+                 bool(privacy_metrics))
     if split is not None and pool.split() != split:
         raise UserError(f"{path} holds the {pool.split()} split, not {split}")
     rubric = vf.Rubric(funcs=[reward], weights=[1.0])
-    for name in (*METRICS, "harness_error", *(f"failure_{c}" for c in CAUSES)):
+    privacy = PRIVACY_METRICS if pool.privacy_metrics else ()
+    for name in (*METRICS, *privacy, "harness_error", *(f"failure_{c}" for c in CAUSES)):
         rubric.add_metric(_metric(name))
     rows = dataset(pool, level, instances, mode, privacy_instructions == "on")
     return MPCBenchEnv(pool, dataset=rows, eval_dataset=rows, rubric=rubric, env_id="mpcbench",
