@@ -22,21 +22,21 @@ def has_privacy(groups: list[Group]) -> bool:
     return any(r.get("rows_read") is not None for g in groups for r in g.scored)
 
 
-def _share(values: list[float], clusters: list[str]) -> str:
-    """A mean with its interval, as a percentage."""
+def _with_interval(values: list[float], clusters: list[str], form: str) -> str:
+    """A mean and its bootstrap interval over instances, each written with `form` ("{:.0%}"...)."""
     m = mean(values)
     if m is None:
         return "—"
     ci = bootstrap_ci(values, clusters)
-    return f"{m:.0%}" + (f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else "")
+    return form.format(m) + (f" [{form.format(ci[0])}, {form.format(ci[1])}]" if ci else "")
+
+
+def _share(values: list[float], clusters: list[str]) -> str:
+    return _with_interval(values, clusters, "{:.0%}")
 
 
 def _average(values: list[float], clusters: list[str]) -> str:
-    m = mean(values)
-    if m is None:
-        return "—"
-    ci = bootstrap_ci(values, clusters)
-    return f"{m:.1f}" + (f" [{ci[0]:.1f}, {ci[1]:.1f}]" if ci else "")
+    return _with_interval(values, clusters, "{:.1f}")
 
 
 def privacy_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
