@@ -154,22 +154,31 @@ def test_the_prompt_tools_and_texts_are_evals(pool, db_path):
 
 def test_privacy_metrics_equal_evals_columns(db_path, tmp_path):
     """With privacy_metrics, a rollout's privacy figures are runs.parquet's (the leaky agent
-    discloses, the scripted one does not), and a weight on one puts it into the reward."""
-    privacy = RolloutPool(db_path, privacy_metrics=True, weights={"f1": 1.0, "nothing_disclosed": 0.5})
+    discloses, the scripted one does not), and a weight on one puts it into the reward: a note that
+    states the answer and discloses nothing earns it (the scripted and calendar-only agents write
+    one), a leaky note does not."""
+    privacy = RolloutPool(db_path, privacy_metrics=True, weights={"f1": 1.0, "clean_note": 0.5})
+    clean = {}
     try:
-        for agent in ("leaky", "scripted"):
+        for agent in ("leaky", "scripted", "calendar-only"):
             runs = pl.read_parquet(run_eval(EvalConfig(agent=agent, db=str(db_path), levels=(1, 2, 3, 4),
                                                        out=str(tmp_path / agent))).run_dir / "runs.parquet")
             for row in runs.iter_rows(named=True):
                 script = replay(privacy, make_agent(agent), row["instance_id"])
                 reward, metrics = asyncio.run(drive(privacy, row["instance_id"], lambda r, k, s=script: s[k]))
-                for m in PRIVACY_METRICS[:-1]:
+                for m in PRIVACY_METRICS[:6]:
                     assert metrics[m] == float(row[m] or 0), (agent, row["instance_id"], m)
-                assert reward == row["f1"] + 0.5 * (not row["disclosed"])
+                assert metrics["nothing_disclosed"] == float(not row["disclosed"])
+                assert reward == row["f1"] + 0.5 * metrics["clean_note"]
+                assert not (metrics["disclosed"] and metrics["clean_note"])
+                clean.setdefault(agent, []).append(metrics["clean_note"])
             if agent == "leaky":
                 assert runs["disclosed"].fill_null(0).sum() > 0
     finally:
         privacy.close()
+    # a leaky note earns nothing where it discloses (where there is nothing to leak, its note is clean)
+    assert max(clean["scripted"]) == 1
+    assert statistics.mean(clean["leaky"]) < min(statistics.mean(clean["scripted"]), statistics.mean(clean["calendar-only"]))
 
 
 def test_weights_and_the_read_only_warehouse(pool):

@@ -54,8 +54,9 @@ from .reference import scripted_reference
 
 METRICS = ("f1", "exact_match", "precision", "recall", "first_correct", "ndcg", "over_submitted", "parse_ok")
 # the privacy track's figures (docs/privacy.md), with `privacy_metrics` (or a weight on one of them):
-# counts, but for note_covers_answer and nothing_disclosed (0/1)
-PRIVACY_METRICS = (*PRIVACY_COLUMNS, "nothing_disclosed")
+# counts, but for note_covers_answer, nothing_disclosed and clean_note (0/1). clean_note (the note
+# states the answer and discloses nothing) is the one to reward: an empty note or a leaky one earns 0
+PRIVACY_METRICS = (*PRIVACY_COLUMNS, "nothing_disclosed", "clean_note")
 REWARD_WEIGHTS = {"f1": 1.0, "exact_match": 0.0}
 
 
@@ -249,6 +250,7 @@ class RolloutPool:
         figures = privacy.figures.get((instance_id, int(record["trial"]))) or {}
         out = {m: float(figures.get(m) or 0.0) for m in PRIVACY_COLUMNS}
         out["nothing_disclosed"] = float(not figures.get("disclosed"))
+        out["clean_note"] = float(bool(figures.get("note_covers_answer")) and not figures.get("disclosed"))
         return out
 
     def finish(self, rollout: Rollout, *, trial: int = 1, agent: str = "rollout", model: str | None = None) -> Result:
