@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from evalkit import INSTANCES_PER_LEVEL, LEVELS, WORLDS_DIR, shared_dir
-from mpcbench.dataset.export import export_dataset
 from mpcbench.dataset.layout import load_schema, world_file
 from mpcbench.dataset.validate import DatasetError
 from mpcbench.warehouse import build, db
@@ -25,6 +24,7 @@ from mpcbench.warehouse.importer import import_dataset
 from mpcbench.world import privacy, privacy_words as words
 from mpcbench.world.candidates import NOISE_PROJECT_BASE
 from mpcbench.world.config import ConfigError, load_world_config, world_config_path
+from test_export_import import export_to
 
 # db_path and con: the session's tiny build of levels 1-4, 4 instances each (tests/conftest.py)
 
@@ -269,13 +269,7 @@ def test_level1_busy_intervals_show_no_titles(con):
 
 @pytest.fixture(scope="module")
 def exported(db_path, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("sensitive-export") / "dataset"
-    con = db.connect(db_path, read_only=True)
-    try:
-        export_dataset(con, out)
-    finally:
-        con.close()
-    return out
+    return export_to(db_path, tmp_path_factory.mktemp("sensitive-export") / "dataset")
 
 
 def test_items_round_trip_through_export_and_import(exported, db_path, tmp_path):
