@@ -21,7 +21,6 @@ from ..episode.environment import Environment
 from .scripted import BLOCKING_STATUSES, DAY, Hidden, Reader, plan, proposal_note, read_prompt, submission
 
 _AUTHOR_ID = re.compile(r"\(([a-z]+-[0-9a-f]+)\)$", re.MULTILINE)
-_NEXT_PAGE = re.compile(r"page=(\d+)\)\]$")
 # level 3-4's directory has no "list everyone": these queries together match every name
 _DIRECTORY_QUERIES = tuple("aeiouy")
 _CALENDAR_SPAN = dt.timedelta(days=15)     # read this far either side of the window (a call covers 31 days)
@@ -78,7 +77,7 @@ class OverReaderAgent:
         if env.level >= 2:
             for project in read.paged("list_projects", "projects"):
                 for thread in read.paged("list_threads", "threads", project_id=project["project_id"]):
-                    people |= set(_AUTHOR_ID.findall("\n".join(_pages(read, thread["thread_id"]))))
+                    people |= set(_AUTHOR_ID.findall("\n".join(read.thread_pages(thread["thread_id"]))))
         if env.level >= 3:
             for query in _DIRECTORY_QUERIES:
                 people |= {p["person_id"] for p in read.paged("search_people", "people", query=query)}
@@ -90,17 +89,6 @@ class OverReaderAgent:
                 read.json("get_busy_intervals", person_id=person, **days)
             else:
                 read.paged("list_events", "events", person_id=person, **days)
-
-
-def _pages(read: Reader, thread_id: str) -> list[str]:
-    """Every page of a thread's transcript."""
-    pages, page = [], 1
-    while page:
-        text = read.text("read_thread", thread_id=thread_id, page=page)
-        pages.append(text)
-        more = _NEXT_PAGE.search(text.rstrip().splitlines()[-1])
-        page = int(more.group(1)) if more else 0
-    return pages
 
 
 def _participants_of(env: Environment) -> list[str]:

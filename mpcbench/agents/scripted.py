@@ -209,18 +209,24 @@ class Reader:
         the messages read."""
         tags, heads = [], []
         for thread in self.paged("list_threads", "threads", project_id=project_id):
-            page: int | None = 1
-            while page is not None:
-                text = self.text("read_thread", thread_id=thread["thread_id"], page=page)
+            for text in self.thread_pages(thread["thread_id"]):
                 tags.extend(parse_transcript_tags(text))
                 heads.extend(parse_transcript_heads(text))
-                more = _NEXT_PAGE.search(text.rstrip().splitlines()[-1])
-                page = int(more.group(1)) if more else None
         if self.env.level == 4:
             facts = needed(self.hidden).message_tags([key[1] for key, _ in heads])
             tags = [(key, kind, params) for key, _ in heads for kind, params in facts.get(key[1], [])]
         authors = dict(heads)
         return [(key, kind, params, authors[key]) for key, kind, params in tags]
+
+    def thread_pages(self, thread_id: str) -> list[str]:
+        """Every page of a thread's transcript, following its "page=N" pointer."""
+        pages, page = [], 1
+        while page:
+            text = self.text("read_thread", thread_id=thread_id, page=page)
+            pages.append(text)
+            more = _NEXT_PAGE.search(text.rstrip().splitlines()[-1])
+            page = int(more.group(1)) if more else 0
+        return pages
 
     def person_id(self, name: str) -> str:
         people = self.paged("search_people", "people", query=name)
