@@ -192,6 +192,9 @@ def test_weights_and_the_read_only_warehouse(pool):
         pool.con.cursor().execute("delete from events")
 
 
+SHORTCUTS = {"spray": lambda: SprayAgent(), "prober": lambda: ProberAgent()}   # their first 20 candidates
+
+
 def shortcut_means(pool: RolloutPool, agents: dict) -> dict[str, float]:
     """Mean reward per agent over the pool's instances, each replayed through a rollout."""
     ids = [i for i, _, _ in pool.instances()]
@@ -208,9 +211,10 @@ def shortcut_means(pool: RolloutPool, agents: dict) -> dict[str, float]:
 
 def test_shortcut_agents_earn_no_more_than_the_calendar_only_baseline(pool, db_path, tmp_path_factory):
     """Spray and the office-hours prober on the build; memorised policies (of this build) on a
-    train split, which draws other policies."""
-    means = shortcut_means(pool, {"calendar-only": lambda: make_agent("calendar-only"),
-                                  "spray": lambda: SprayAgent(None), "prober": lambda: ProberAgent(None)})
+    train split, which draws other policies. The shortcuts send their first 20 candidates: only the
+    first N are judged (tests/test_exploits.py checks it against the whole list), and validating
+    thousands of candidates a submission would make most of this module's time."""
+    means = shortcut_means(pool, {"calendar-only": lambda: make_agent("calendar-only"), **SHORTCUTS})
     assert means["spray"] <= means["calendar-only"] and means["prober"] <= means["calendar-only"], means
     memory = memorise(pool.con.cursor())
     train = RolloutPool(shared_build(tmp_path_factory, (1, 2, 3), 8, split="train"))
@@ -224,8 +228,6 @@ def test_shortcut_agents_earn_no_more_than_the_calendar_only_baseline(pool, db_p
 
 
 # --- the wrappers (the `train` extra) ----------------------------------------------------------------
-
-SHORTCUTS = {"spray": lambda: SprayAgent(None), "prober": lambda: ProberAgent(None)}
 
 
 def agent_named(name: str):
