@@ -5,7 +5,8 @@ The suite runs on every core (pyproject.toml: `-n auto --dist loadfile`, pytest-
 runs whole on one worker, so its module-scoped fixtures are made once, but for the modules of
 SPREAD, whose tests go one by one to whichever worker is free (their module fixtures are builds
 shared on disk, tests/evalkit.py, or cheap; their tests do not depend on one another). FIRST: the
-slowest modules are handed out first, so that none is left running alone at the end. `-n 0`
+slowest modules (by their summed test time in a full run: `--junitxml`) are handed out first, so
+that none is left running alone at the end. `-n 0`
 runs the suite in one process, as before."""
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ SPREAD = {"test_bench_smoke.py", "test_build.py", "test_scale.py", "test_oracle_
           "test_oracle_golden.py", "test_feedback.py", "test_model_paths.py", "test_code_mode.py",
           "test_build_lock.py", "test_sandbox.py", "test_sandbox_attacks.py", "test_llm.py",
           "test_eval_endpoint.py", "test_eval_interrupt.py", "test_cost.py", "test_kinds.py"}
-FIRST = ["test_bench_smoke.py", "test_build.py", "test_scale.py", "test_memorised_policies.py", "test_splits.py",
-         "test_exploits.py", "test_oracle_reference.py", "test_cli.py", "test_docs.py", "test_metamorphic.py",
-         "test_export_import.py", "test_mint_examples.py", "test_offline_agents.py", "test_model_paths.py",
-         "test_feedback.py", "test_build_lock.py", "test_oracle_golden.py"]
+FIRST = ["test_training_envs.py", "test_oracle_reference.py", "test_exploits.py", "test_privacy_track.py",
+         "test_splits.py", "test_scale.py", "test_bench_smoke.py", "test_build.py", "test_offline_agents.py",
+         "test_memorised_policies.py", "test_feedback.py", "test_code_mode.py", "test_model_paths.py", "test_eval.py",
+         "test_export_import.py", "test_legacy_audit.py", "test_scoring.py", "test_sensitive_items.py",
+         "test_cli.py", "test_docs.py", "test_metamorphic.py", "test_mint_examples.py", "test_build_lock.py",
+         "test_oracle_golden.py"]
 
 
 def pytest_collection_modifyitems(config, items):
