@@ -26,7 +26,7 @@ step() {  # step DESCRIPTION COMMAND...
   fi
   [ -t 1 ] || echo "[$n/$steps] $what: done in $((SECONDS - t0)) s"
 }
-echo "MPCBench quickstart: about 6 minutes on 2 cores, half of it the install; each step says how long it took"
+echo "MPCBench quickstart: about 5 minutes on 2 cores, 2 of them the install; each step says how long it took"
 step "install into .venv" bash -c "python3 -m venv .venv && .venv/bin/python -m pip install --quiet -e '.[dev]'"
 step "build the warehouse (levels 1-3 x 100 instances, level 4 x 50)" .venv/bin/mpcbench build
 runs=()
