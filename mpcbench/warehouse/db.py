@@ -31,9 +31,9 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import UserError
-from ..kinds import constraint_kinds
 from ..paths import SQL_DIR
 from . import parts
+from .generated import GENERATED_VIEWS, union_all, violation_views
 
 DEFAULT_DB = Path("build/mpcbench.duckdb")
 TABLE_LAYER = "00_raw"
@@ -97,39 +97,6 @@ def open_partitioned(root: Path) -> duckdb.DuckDBPyConnection:
 def referenced_tables(sql: str) -> set[str]:
     """Names of the tables and views a query reads (CTE names included)."""
     return {t.name for t in sqlglot.parse_one(sql, read="duckdb").find_all(exp.Table)}
-
-
-def framed_violations_sql(view_names: list[str]) -> str:
-    """The view `int_framed_violations`: the union of every `int_violations_<kind>` view of
-    20_intermediate whose kind does not frame the grid (the frame's starts are reported apart),
-    in the registry's bit order (views of unregistered kinds last: a test refuses them)."""
-    return ("-- Every (candidate, constraint) pair that removes a candidate inside working hours, with the\n"
-            "-- source row that kills it: generated, the union of every int_violations_<kind> view but the\n"
-            "-- frame's. Rooms are judged later, on feasible starts only.\n"
-            + _union(violation_views(view_names)))
-
-
-def violation_views(view_names: list[str], source: str | None = None) -> list[str]:
-    """The `int_violations_<kind>` views among `view_names` of kinds that do not frame the grid
-    (of one source, if given), in the registry's bit order (unregistered kinds last)."""
-    kinds = _violation_view_kinds()
-    unregistered = (float("inf"), False, None)    # bit, is_frame, source
-    names = [n for n in view_names if n.startswith("int_violations_") and not kinds.get(n, unregistered)[1]
-             and source in (None, kinds.get(n, unregistered)[2])]
-    return sorted(names, key=lambda n: (kinds.get(n, unregistered)[0], n))
-
-
-@cache
-def _violation_view_kinds() -> dict[str, tuple[int, bool, str]]:
-    """(bit, is_frame, source) of each registered kind's view `int_violations_<kind>`."""
-    return {f"int_violations_{k.name}": (k.bit, k.is_frame, k.source) for k in constraint_kinds()}
-
-
-def _union(views: list[str]) -> str:
-    return "\nunion all ".join(f"select * from {name}" for name in views)
-
-
-GENERATED_VIEWS = {"20_intermediate": {"int_framed_violations": framed_violations_sql}}
 
 
 @cache
@@ -299,7 +266,7 @@ def _recompute_thread_masks(con: duckdb.DuckDBPyConnection) -> None:
             where m.instance_id in (select instance_id from instances)
             union all
             select v.instance_id, v.starts_at, k.bit
-            from ({_union(thread_views)}) as v
+            from ({union_all(thread_views)}) as v
             join constraint_kinds as k on k.constraint_kind = v.constraint_kind
         )
 
