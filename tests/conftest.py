@@ -6,8 +6,7 @@ runs whole on one worker, so its module-scoped fixtures are made once, but for t
 SPREAD, whose tests go one by one to whichever worker is free (their module fixtures are builds
 shared on disk, tests/evalkit.py, or cheap; their tests do not depend on one another). FIRST: the
 slowest modules (by their summed test time in a full run: `--junitxml`) are handed out first, so
-that none is left running alone at the end. `-n 0`
-runs the suite in one process, as before."""
+that none is left running alone at the end. `-n 0` runs the suite in one process, as before."""
 
 from __future__ import annotations
 

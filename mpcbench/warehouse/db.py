@@ -85,7 +85,7 @@ def open_partitioned(root: Path) -> duckdb.DuckDBPyConnection:
     create_views(con)     # the materialized ones as empty tables: cheap to bind the views after them
     for table in (*RAW_TABLES, *parts.META_TABLES, *parts.LABEL_TABLES):
         _parquet_view(con, table, parts.table_glob(root, table))
-    definitions = {name: sql for layer in VIEW_LAYERS for name, sql in layer_views(layer)}
+    definitions = view_definitions()
     for name in MATERIALIZED:
         if name not in parts.LABEL_TABLES:
             con.execute(f"create or replace view {name} as\n{definitions[name]}")
@@ -112,7 +112,12 @@ def layer_views(layer: str) -> tuple[tuple[str, str], ...]:
 
 
 def view_names() -> list[str]:
-    return [name for layer in VIEW_LAYERS for name, _ in layer_views(layer)]
+    return list(view_definitions())
+
+
+def view_definitions() -> dict[str, str]:
+    """The SQL of every view of VIEW_LAYERS, by name, in creation order."""
+    return {name: sql for layer in VIEW_LAYERS for name, sql in layer_views(layer)}
 
 
 _DOC_COLUMN = re.compile(r"^column:\s*([a-z_][a-z0-9_]*)\s+(.*)$")
@@ -215,7 +220,7 @@ def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None, judging: b
     instead of recomputed."""
     if threads_added and not judging:
         raise ValueError("threads_added updates a judging connection's violation masks: pass judging=True")
-    definitions = {name: sql for layer in VIEW_LAYERS for name, sql in layer_views(layer)}
+    definitions = view_definitions()
     for name in MATERIALIZED:
         if judging and name == "int_blocked_starts":
             _refresh_blocked_starts(con, definitions)
