@@ -1,10 +1,14 @@
+"""MPCBench. The package is also the `verifiers` taskset `mpcbench` (`vf-eval mpcbench`, with the
+`train` extra): verifiers reads `__all__` for the taskset and its harness, which are imported from
+`integrations.verifiers_env` only when asked for (every layer imports this package, and none of
+them may import integrations)."""
+
 __version__ = "0.1.0"
+__all__ = ["MPCBenchTaskset", "MPCBenchHarness", "MPCBenchEnv"]
 
 
-def load_environment(**kwargs):
-    """MPCBench as a `verifiers` environment: `vf-eval mpcbench -a '{"level": 2}'` imports this
-    package and calls this (needs `pip install 'mpcbench[train]'`; see
-    mpcbench/integrations/verifiers_env.py and docs/training.md). The module is imported by name
-    when called: every layer imports this package, and none of them may import integrations."""
-    import importlib
-    return importlib.import_module("mpcbench.integrations.verifiers_env").load_environment(**kwargs)
+def __getattr__(name: str):
+    if name in __all__:
+        import importlib
+        return getattr(importlib.import_module("mpcbench.integrations.verifiers_env"), name)
+    raise AttributeError(f"module 'mpcbench' has no attribute {name!r}")

@@ -26,6 +26,7 @@ from mpcbench.harness.session import open_external_run
 
 mcp = pytest.importorskip("mcp", reason="the mcp SDK is an optional dependency: pip install 'mpcbench[mcp]'")
 from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
 
 from mpcbench.integrations.mcp_server import make_server  # noqa: E402
 
@@ -137,7 +138,7 @@ def test_stdio_server_started_as_a_user_would(db_path, golds, tmp_path):
         "-m", "mpcbench", "mcp", "--instance", "L1-0002", "--db", str(db_path), "--run", str(out)])
 
     async def script():
-        async with Client(params) as client:
+        async with Client(stdio_client(params)) as client:   # a transport: mcp 2.0 (verifiers' pin) to 2.x
             names = [t.name for t in (await client.list_tools()).tools]
             reply = await client.call_tool("submit_candidates", submission(golds["L1-0002"], 1))
             return names, reply

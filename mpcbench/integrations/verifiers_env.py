@@ -1,28 +1,26 @@
-"""MPCBench as an environment of Prime Intellect's `verifiers` (`pip install 'mpcbench[train]'`).
+"""MPCBench as a taskset of Prime Intellect's `verifiers` 0.4 (`verifiers.v1`; `pip install 'mpcbench[train]'`).
 
-    vf-eval mpcbench -a '{"level": 2, "db": "build/train.duckdb"}' -m gpt-4.1-mini -n 20 -r 3
-    env = vf.load_environment("mpcbench", level=2, db="build/train.duckdb")     # or, in Python
-    env = load_environment(level=2, split="train")                             # this module
+    vf-eval mpcbench --env.taskset.level 2 --env.taskset.db build/train.duckdb -m gpt-4.1-mini \\
+        --client.base-url https://api.openai.com/v1 --client.api-key-var OPENAI_API_KEY -n 20 -r 3 --no-push
 
-`verifiers` finds an environment by importing the module its id names and calling its
-`load_environment`: the id `mpcbench` imports the package, whose `load_environment` is this
-module's (the id `mpcbench.integrations.verifiers_env` names this module itself).
+verifiers finds a taskset by the package its id names: the id `mpcbench` imports this package,
+whose `__all__` hands over `MPCBenchTaskset` and its own harness `MPCBenchHarness` (verifiers
+takes a taskset's bundled harness as the default one). Every option is a field of
+`MPCBenchConfig` (`--env.taskset.<field>`, or `[env.taskset]` in a TOML file), and `load()` copies
+the ones a rollout needs into each task's data (`MPCBenchData`): the task is all a worker gets,
+so whichever process runs a rollout (vf-eval's, an env server's, a trainer's worker) runs it
+with the options it was given.
 
-`load_environment` returns a `vf.ToolEnv` whose dataset is the warehouse's instances of one
-level and whose every rollout is an episode of the engine (`harness.rollout.Rollout`): the
-system prompt, the task and the tools (the level's, with their JSON Schemas, and
-`submit_candidates` with `maxItems` = N at levels 1-2) are the ones `mpcbench eval` gives that
-instance; each assistant message goes through `Episode.act`, so a tool returns exactly the text
-`mpcbench tools call` prints, a submission that fails its schema comes back as an error to fix,
-and a valid `submit_candidates` call (or a plain-text answer) ends the rollout. The step budget is
-`max_steps` model replies, as in eval.
-
-The rubric scores the episode's journal record with the oracle's grader, as `mpcbench eval`
-does: reward = sum(weight * metric) over `f1` and `exact_match` (default weights: f1 1.0,
-exact_match 0.0; `weights=` to change them), with `f1`, `exact_match`, `precision`, `recall`,
-`first_correct`, `ndcg`, `over_submitted`, `parse_ok`, `harness_error` and `failure_<cause>` (1
-for the episode's failure cause or its source, e.g. `failure_policy` for `policy:blackout`) as metrics. Answers past N are
-cut as in eval. Nothing the policy writes reaches the labels: the tools only read.
+A rollout is an episode of the engine (`harness.rollout.Rollout`): the harness sends the
+conversation and the tools `mpcbench eval` gives the instance to the model, through verifiers'
+interception endpoint (which records the trace), and hands each reply to `Episode.act`, so a tool
+returns exactly the text `mpcbench tools call` prints and a valid `submit_candidates` call (or a
+plain-text answer) ends the episode; the step budget is `max_steps` model replies, as in eval.
+The episode's journal record is then scored by the oracle's grader, as eval scores it: the
+reward `mpcbench` = sum(weight * metric) (`weights`, default f1 1.0), and the metrics `f1`,
+`exact_match`, `precision`, `recall`, `first_correct`, `ndcg`, `over_submitted`, `parse_ok`,
+`harness_error`, `failure_<cause>` (1 for the failure cause or its source, `failure_policy` for
+`policy:blackout`) and, with `privacy_metrics`, the privacy track's figures.
 """
 
 from __future__ import annotations
@@ -32,41 +30,75 @@ import json
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
-import verifiers as vf  # verifiers 0.2.x: the ToolEnv API
-from datasets import Dataset
-from verifiers.utils.message_utils import normalize_messages
+import verifiers.v1 as vf
+from openai import AsyncOpenAI
+from pydantic import Field
+from verifiers.v1.envs.single_agent import SingleAgentEnvConfig
 
 from mpcbench.episode.prompts import system_prompt
 from mpcbench.errors import UserError
-from mpcbench.grading.scoring import gold_keys
-from mpcbench.harness.rollout import METRICS, PRIVACY_METRICS, Rollout, RolloutPool
+from mpcbench.harness.rollout import RolloutPool
 from mpcbench.sources import LEVELS
 from mpcbench.warehouse import db as warehouse
 
-ROLLOUT, RESULT = "mpcbench_rollout", "mpcbench_result"
 # a metric per failure cause (its source for a violation: `policy:blackout` counts as `policy`)
 CAUSES = ("answer", "calendar", "policy", "threads", "rooms", "ranking", "too_few_candidates", "parse_failure",
           "unexplained")
 
 
+class MPCBenchConfig(vf.TasksetConfig):
+    """The options of `vf-eval mpcbench` (`--env.taskset.<name>`)."""
+    level: int | None = 1
+    """The level whose instances are the tasks (1-4; null: every level)."""
+    split: str | None = None
+    """The split the warehouse must hold (refused otherwise); without `db`, build/<split>.duckdb."""
+    db: str | None = None
+    """The warehouse (a DuckDB file or a `build --out` directory); default build/mpcbench.duckdb."""
+    instances: int | None = None
+    """Each level's first N instances (default: all)."""
+    mode: Literal["tools", "context", "code"] = "tools"
+    """As eval's --mode."""
+    max_steps: int = Field(30, ge=1)
+    """Model replies per episode, as eval's --max-steps."""
+    privacy_instructions: Literal["on", "off"] = "off"
+    """on: the system prompt states the privacy norm (eval's --privacy-instructions)."""
+    weights: dict[str, float] | None = None
+    """The reward's weights over the metrics (default {"f1": 1.0, "exact_match": 0.0})."""
+    privacy_metrics: bool = False
+    """The privacy track's figures among the metrics (on when a weight names one)."""
+
+
+class MPCBenchData(vf.TaskData):
+    """One instance and the options its rollout runs with (copied from the config)."""
+    instance_id: str
+    level: int
+    db: str
+    mode: str
+    max_steps: int
+    privacy_instructions: str
+    weights: dict[str, float] | None
+    privacy_metrics: bool
+
+
+class MPCBenchState(vf.State):
+    result: dict | None = None   # the harness's scored episode: reward, metrics, failure cause
+
+
 @cache
 def _pool(db: str, mode: str, max_steps: int, privacy_instructions: str, weights: str,
           privacy_metrics: bool) -> RolloutPool:
+    """One pool per process and set of options: a warehouse opened once for every rollout."""
     pool = RolloutPool(db, mode=mode, max_steps=max_steps, privacy_instructions=privacy_instructions,
                        weights=json.loads(weights) if weights else None, privacy_metrics=privacy_metrics)
     pool.warm()
     return pool
 
 
-def _message(message: Any) -> dict:
-    """A verifiers assistant message as the engine reads it (OpenAI's shape)."""
-    calls = getattr(message, "tool_calls", None) or []
-    content = getattr(message, "content", None)
-    return {"role": "assistant", "content": content if isinstance(content, str) or content is None else str(content),
-            "tool_calls": [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                           for c in calls] or None}
+def pool_of(data: MPCBenchData) -> RolloutPool:
+    return _pool(data.db, data.mode, data.max_steps, data.privacy_instructions,
+                 json.dumps(data.weights, sort_keys=True) if data.weights else "", data.privacy_metrics)
 
 
 def cause_metric(cause: str | None) -> str | None:
@@ -74,98 +106,90 @@ def cause_metric(cause: str | None) -> str | None:
     return None if cause is None else "failure_" + re.sub(r"[^a-z0-9]+", "_", cause.split(":")[0].lower()).strip("_")
 
 
-class MPCBenchEnv(vf.ToolEnv):
-    """The ToolEnv whose rollouts are episodes of the engine (see the module docstring)."""
+class MPCBenchTask(vf.Task[MPCBenchData, MPCBenchState]):
+    """An instance; its reward and metrics are the harness's scored episode."""
 
-    def __init__(self, pool: RolloutPool, **kwargs):
-        self.pool = pool
-        super().__init__(tools=[], max_turns=pool.max_steps, **kwargs)
+    @property
+    def key(self) -> str:
+        return self.data.instance_id
 
-    async def setup_state(self, state: vf.State) -> vf.State:
-        info = state["info"]
-        rollout = await asyncio.to_thread(self.pool.open, info["instance_id"])
-        state[ROLLOUT] = rollout
-        state["prompt"] = normalize_messages(rollout.messages[:2], field_name="input.prompt")
-        state["tool_defs"] = self._normalize_tool_defs([f["function"] for f in rollout.tools]) or []
-        return await super().setup_state(state)
+    def _result(self, trace: vf.Trace) -> dict:
+        result = trace.state.result
+        if result is None:
+            raise RuntimeError(f"no episode of {self.data.instance_id} was played: run it with the mpcbench harness")
+        return result
 
-    async def env_response(self, messages: vf.Messages, state: vf.State, **kwargs) -> vf.Messages:
-        rollout: Rollout = state[ROLLOUT]
-        back = await rollout.reply(_message(messages[-1]))
-        out = [vf.ToolMessage(tool_call_id=m.get("tool_call_id") or "", content=m["content"]) for m in back]
-        if rollout.done:
-            state["final_env_response"] = out
-        return out
+    @vf.reward
+    async def mpcbench(self, trace: vf.Trace) -> float:
+        return self._result(trace)["reward"]
 
-    @vf.cleanup(priority=50)
-    async def score_episode(self, state: vf.State) -> None:
-        """End the episode (a last plain-text reply is its answer, as in eval) and score it."""
-        rollout: Rollout | None = state.get(ROLLOUT)
-        if rollout is None or state.get(RESULT) is not None:
-            return
-        last = state["trajectory"][-1]["completion"][-1] if state["trajectory"] else None
-        if not rollout.done and last is not None and getattr(last, "role", None) == "assistant" \
-                and not getattr(last, "tool_calls", None):
-            await rollout.reply(_message(last))
-        result = await asyncio.to_thread(self.pool.finish, rollout)
-        metrics = dict(result.metrics)
-        for cause in CAUSES:
-            metrics[f"failure_{cause}"] = 0.0
-        name = cause_metric(result.failure_cause)
-        if name is not None:
+    @vf.metric
+    async def metrics(self, trace: vf.Trace) -> dict[str, float]:
+        return self._result(trace)["metrics"]
+
+
+class MPCBenchTaskset(vf.Taskset[MPCBenchTask, MPCBenchConfig]):
+    """The warehouse's instances of one level (eval's order), one task each."""
+
+    def load(self) -> list[MPCBenchTask]:
+        c = self.config
+        if c.level is not None and c.level not in LEVELS:
+            raise UserError(f"level must be 1, 2, 3 or 4, not {c.level}")
+        path = str(c.db or (Path(warehouse.DEFAULT_DB).with_name(f"{c.split}.duckdb") if c.split else warehouse.DEFAULT_DB))
+        options = dict(db=path, mode=c.mode, max_steps=c.max_steps, privacy_instructions=c.privacy_instructions,
+                       weights=c.weights, privacy_metrics=c.privacy_metrics)
+        pool = _pool(path, c.mode, c.max_steps, c.privacy_instructions,
+                     json.dumps(c.weights, sort_keys=True) if c.weights else "", c.privacy_metrics)
+        if c.split is not None and pool.split() != c.split:
+            raise UserError(f"{path} holds the {pool.split()} split, not {c.split}")
+        rows = pool.instances(c.level)
+        if c.instances is not None:   # each level's first N, in eval's order
+            rows = [r for r in rows if [lv for _, lv, _ in rows[:rows.index(r) + 1]].count(r[1]) <= c.instances]
+        # the prompts are eval's, for the trace's record: the harness sends the episode's own
+        return [MPCBenchTask(MPCBenchData(id=i, name=i, instance_id=i, level=lv, prompt=prompt, system_prompt=system_prompt(
+                    lv, mode=c.mode, privacy=c.privacy_instructions == "on"), **options), c.task)
+                for i, lv, prompt in rows]
+
+
+class MPCBenchHarnessConfig(vf.HarnessConfig):
+    id: str = "mpcbench"
+
+
+class MPCBenchHarness(vf.Harness[MPCBenchHarnessConfig]):
+    """Plays the episode in process: eval's conversation and tools to the model (through the
+    interception endpoint), each reply through the engine, then the grader."""
+
+    EXECUTES_CODE = False
+    NEEDS_CONTAINER = False
+
+    async def launch(self, ctx, trace: vf.Trace, runtime, endpoint: str, secret: str, mcp_urls: dict[str, str],
+                     data: vf.TaskData, **kwargs) -> vf.ProgramResult:
+        assert isinstance(data, MPCBenchData), type(data)
+        pool = pool_of(data)
+        rollout = await asyncio.to_thread(pool.open, data.instance_id)
+        async with AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0) as client:
+            try:
+                while not rollout.done:
+                    response = await client.chat.completions.create(model=ctx.model, messages=rollout.messages,
+                                                                    tools=rollout.tools)
+                    await rollout.reply(response.choices[0].message.model_dump(exclude_none=True))
+            finally:
+                result = await asyncio.to_thread(pool.finish, rollout)
+        metrics = {**result.metrics, **{f"failure_{c}": 0.0 for c in CAUSES}}
+        if (name := cause_metric(result.failure_cause)) is not None:
             metrics[name] = 1.0
-        state[RESULT] = {"reward": result.reward, "metrics": metrics, "failure_cause": result.failure_cause,
-                         "record": result.record}
-        state[ROLLOUT] = None
+        trace.state.result = {"reward": result.reward, "metrics": metrics, "failure_cause": result.failure_cause}
+        return vf.ProgramResult(exit_code=0, stdout="", stderr="")
 
 
-def _metric(name: str):
-    async def metric(state: vf.State) -> float:
-        return float((state.get(RESULT) or {}).get("metrics", {}).get(name, 0.0))
-    metric.__name__ = name
-    return metric
+class MPCBenchEnvConfig(SingleAgentEnvConfig):
+    agent: vf.AgentConfig = vf.AgentConfig(runtime=vf.SubprocessConfig())
+    """The one seat; its runtime is a local subprocess by default (the harness plays in process
+    and runs no program: a remote sandbox would only cost time)."""
 
 
-async def reward(state: vf.State) -> float:
-    """The episode's reward: sum(weight * metric), the weights of `load_environment(weights=...)`."""
-    return float((state.get(RESULT) or {}).get("reward", 0.0))
+class MPCBenchEnv(vf.Env[MPCBenchEnvConfig]):
+    """verifiers' single-agent env (`SingleAgentEnv`), with the local runtime as the default."""
 
-
-def dataset(pool: RolloutPool, level: int, instances: int | None, mode: str, privacy: bool) -> Dataset:
-    """One row per instance: the engine's system prompt and task (context and code mode: set
-    again from the episode as it opens), the gold answer (for display only) and the instance."""
-    rows = pool.instances(level, instances)
-    gold = gold_keys(pool.con, [i for i, _, _ in rows])
-    return Dataset.from_list([{
-        "prompt": [{"role": "system", "content": system_prompt(lv, mode=mode, privacy=privacy)},
-                   {"role": "user", "content": prompt}],
-        "answer": json.dumps({"candidates": [{"start": s, **({"room_id": r} if lv >= 3 else {})}
-                                             for s, r in gold[i]]}),
-        "info": json.dumps({"instance_id": i, "level": lv})}
-        for i, lv, prompt in rows])
-
-
-def load_environment(level: int = 1, split: str | None = None, db: str | None = None, mode: str = "tools",
-                     privacy_instructions: str = "off", instances: int | None = None, max_steps: int = 30,
-                     weights: dict[str, float] | None = None, privacy_metrics: bool = False,
-                     **kwargs) -> MPCBenchEnv:
-    """The MPCBench ToolEnv of one level. `db`: the warehouse (a DuckDB file or `build --out`
-    directory; default build/mpcbench.duckdb, or build/<split>.duckdb when `split` is given);
-    `split`: the split the warehouse must hold (refused otherwise: train on `train`, report on a
-    private `test`); `weights`: the reward's weights over the metrics (default {"f1": 1.0});
-    `privacy_metrics`: the privacy track's figures as metrics too (on when a weight names one)."""
-    level = int(level)
-    if level not in LEVELS:
-        raise UserError(f"level must be 1, 2, 3 or 4, not {level}")
-    path = str(db or (Path(warehouse.DEFAULT_DB).with_name(f"{split}.duckdb") if split else warehouse.DEFAULT_DB))
-    pool = _pool(path, mode, int(max_steps), privacy_instructions, json.dumps(weights, sort_keys=True) if weights else "",
-                 bool(privacy_metrics))
-    if split is not None and pool.split() != split:
-        raise UserError(f"{path} holds the {pool.split()} split, not {split}")
-    rubric = vf.Rubric(funcs=[reward], weights=[1.0])
-    privacy = PRIVACY_METRICS if pool.privacy_metrics else ()
-    for name in (*METRICS, *privacy, "harness_error", *(f"failure_{c}" for c in CAUSES)):
-        rubric.add_metric(_metric(name))
-    rows = dataset(pool, level, instances, mode, privacy_instructions == "on")
-    return MPCBenchEnv(pool, dataset=rows, eval_dataset=rows, rubric=rubric, env_id="mpcbench",
-                       env_args={"level": level, "split": split, "db": path, "mode": mode}, **kwargs)
+    async def run(self, task: vf.Task, agents: vf.Agents) -> None:
+        await agents.agent.run(task)
