@@ -176,6 +176,7 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     allow_reuse_address = True
+    request_queue_size = 128   # not socketserver's 5: a client opening many connections at once is not refused
 
 
 class FakeOpenAI:

@@ -1,0 +1,127 @@
+"""verifiers 0.4 (`verifiers.v1`): `vf-eval mpcbench` run as a user runs it (a subprocess, its
+default mode: the taskset loaded and played by verifiers' own runner, the model behind its
+interception server) against a fake OpenAI-compatible endpoint. Its rewards and metrics equal the
+scores `mpcbench eval` gives the same model with the same options, instance by instance at levels
+1-4; the model sees the same conversation and tools from both. The taskset needs the `train`
+extra and the module skips without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from fake_openai import FakeOpenAI
+from mpcbench.harness.config import EvalConfig
+from mpcbench.harness.rollout import RolloutPool
+from mpcbench.harness.runner import run_eval
+from test_training_envs import VariedModel, program_script
+
+pytest.importorskip("verifiers.v1", reason="the train extra (verifiers 0.4) is not installed")
+VF_EVAL = Path(sys.executable).with_name("vf-eval")
+
+# the options of each run (every one of them a --env.taskset field) and eval's equivalents; the
+# weights are the reward's, applied below to eval's columns
+OPTIONS = {
+    "a one-reply budget, two instances a level": (
+        {"max_steps": 1, "instances": 2}, {"max_steps": 1, "instances": 2}),
+    "the privacy norm, its metrics and weights": (
+        {"privacy_instructions": "on", "privacy_metrics": True,
+         "weights": {"f1": 0.5, "exact_match": 0.5, "note_covers_answer": 0.25}},
+        {"privacy_instructions": "on"}),
+}
+PRIVACY = ("rows_read", "over_read_rows", "sensitive_read_beyond_need", "note_covers_answer", "disclosed",
+           "disclosed_category")
+
+
+def note(instance_id: str, keys: list) -> str | None:
+    """Every other instance's answer carries a note naming its first start."""
+    return f"Proposed {keys[0][0]}." if keys and int(instance_id[-1]) % 2 else None
+
+
+def vf_eval(url: str, out: Path, options: dict, db_path: Path) -> dict[str, dict]:
+    """`vf-eval mpcbench` over every level with these options: per instance, its reward and metrics."""
+    flags = [a for name, value in {"db": str(db_path), "level": None, **options}.items()
+             for a in (f"--env.taskset.{name.replace('_', '-')}", json.dumps(value) if isinstance(value, dict)
+                       else str(value))]
+    done = subprocess.run([str(VF_EVAL), "mpcbench", *flags, "-m", "fake", "--client.base-url", url,
+                           "--client.api-key-var", "FAKE_KEY", "-c", "8", "--no-push", "--no-rich", "-o", str(out),
+                           "--run.name", "run"], env={**os.environ, "FAKE_KEY": "sk-test"},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = {}
+    for line in (out / "run" / "traces.jsonl").read_text().splitlines():
+        (trace,) = json.loads(line)["traces"]
+        assert not trace["errors"], trace["errors"]
+        found[trace["task"]["key"]] = {"reward": sum(r["score"] * r["weight"] for r in trace["rewards"].values()),
+                                       **trace["metrics"]}
+    return found
+
+
+def first_requests(model: VariedModel) -> dict[str, dict]:
+    """The first request the model got for each instance: its messages and tools."""
+    firsts: dict[str, dict] = {}
+    for instance_id, _, _, body in model.requests:
+        firsts.setdefault(instance_id, {"messages": body["messages"], "tools": body.get("tools")})
+    return firsts
+
+
+@pytest.mark.parametrize("name", list(OPTIONS))
+def test_vf_eval_rewards_equal_eval_scores_with_the_same_options(db_path, tmp_path, monkeypatch, name):
+    options, eval_options = OPTIONS[name]
+    weights = options.get("weights", {"f1": 1.0})
+    model = VariedModel(db_path, note=note)
+    with FakeOpenAI(model) as srv:
+        got = vf_eval(srv.base_url, tmp_path / "vf", options, db_path)
+        asked_by_vf, model.requests[:] = first_requests(model), []
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        run = run_eval(EvalConfig(agent="openai", model="fake", base_url=srv.base_url, db=str(db_path),
+                                  levels=(1, 2, 3, 4), max_retries=0, out=str(tmp_path / "eval"), **eval_options))
+    runs = {r["instance_id"]: r for r in pl.read_parquet(run.run_dir / "runs.parquet").iter_rows(named=True)}
+    assert set(got) == set(runs) and {i[:2] for i in got} == {"L1", "L2", "L3", "L4"}
+    assert len(got) == 4 * eval_options.get("instances", 4)
+    for instance_id, row in runs.items():
+        want = {"f1": row["f1"], "exact_match": float(row["exact_match"]), **(
+            {m: float(row[m] or 0) for m in PRIVACY} if options.get("privacy_metrics") else {})}
+        assert {m: got[instance_id][m] for m in want} == want, instance_id
+        assert got[instance_id]["reward"] == pytest.approx(sum(w * want[m] for m, w in weights.items())), instance_id
+    # what the model was asked is eval's: the system prompt (with the norm or without), the task, the tools
+    assert asked_by_vf == first_requests(model)
+    assert all(("privacy" in r["messages"][0]["content"].lower()) == (options.get("privacy_instructions") == "on")
+               for r in asked_by_vf.values())
+    if options.get("max_steps") == 1:   # the model calls a tool first: no answer within one reply
+        assert {v["reward"] for v in got.values()} == {0.0}
+    else:
+        assert len({v["reward"] for v in got.values()}) > 2
+
+
+def test_shortcut_agents_earn_no_more_than_calendar_only_through_verifiers(db_path, tmp_path, monkeypatch):
+    """Spray and the office-hours prober, played through verifiers' own eval runner (in process,
+    `vf-eval`'s `run_eval`): mean reward at most the calendar-only baseline's."""
+    from verifiers.v1.cli.eval.runner import run_eval as vf_run_eval
+    from verifiers.v1.configs.cli.eval import EvalConfig as VfEvalConfig
+
+    monkeypatch.setenv("FAKE_KEY", "sk-test")
+    pool = RolloutPool(db_path)
+    means = {}
+    try:
+        for agent in ("calendar-only", "spray", "prober"):
+            with FakeOpenAI(program_script(pool, agent)) as srv:
+                config = VfEvalConfig.model_validate({
+                    "env": {"taskset": {"id": "mpcbench", "db": str(db_path), "level": None}}, "model": "fake",
+                    "client": {"base_url": srv.base_url, "api_key_var": "FAKE_KEY"}, "max_concurrent": 8,
+                    "push": False, "rich": None, "output_dir": str(tmp_path), "run": {"name": agent}})
+                episodes = asyncio.run(vf_run_eval(config))
+            assert len(episodes) == len(pool.instances()) and all(e.ok for e in episodes)
+            means[agent] = statistics.mean(e.traces[0].reward for e in episodes)
+    finally:
+        pool.close()
+    assert means["spray"] <= means["calendar-only"] and means["prober"] <= means["calendar-only"], means
