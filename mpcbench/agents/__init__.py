@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .baselines import CalendarOnlyAgent, RandomAgent
 from .privacy import LeakyAgent, OverReaderAgent
-from .scripted import ScriptedAgent
+from .offline import ScriptedAgent
 
 OFFLINE_AGENTS = ("scripted", "calendar-only", "random", "leaky", "over-reader")
 
