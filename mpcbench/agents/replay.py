@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import asyncio
 
-from ..episode.answers import SUBMIT_TOOL_NAME
+from ..episode.answers import SUBMIT_TOOL_NAME, answer_arguments
 from ..episode.engine import Reply, View
-from ..llm import InfrastructureError
+from ..errors import InfrastructureError
 
 
 class TrajectoryReplay:
@@ -51,7 +51,6 @@ class TrajectoryReplay:
         if answer.get("path") == "text":
             recorded.message = view.codec.text_answer(raw or "")
         else:
-            recorded.message = view.codec.submission(raw if raw is not None else {"candidates": [
-                {"start": c.get("start"), **({"room_id": c.get("room_id")} if view.env.level >= 3 else {})}
-                for c in answer.get("candidates") or []]})
+            recorded.message = view.codec.submission(raw if raw is not None else answer_arguments(
+                view.env.level, [(c.get("start"), c.get("room_id")) for c in answer.get("candidates") or []]))
         return recorded

@@ -10,7 +10,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, Text
                            TimeRemainingColumn)
 from rich.table import Table
 
-from ..episode.engine import is_harness_error
+from ..episode.record import is_harness_error
 from ..harness.ablation import run_ablation
 from ..harness.config import AGENTS, EvalConfig
 from ..harness.merge import merge_runs
@@ -36,7 +36,7 @@ class BarProgress(EvalProgress):
         self.task = self.bar.add_task(self.name, total=total, completed=done, stats="")
 
     def episode(self, record: dict, f1: float | None, exact: bool | None) -> None:
-        if is_harness_error(record.get("error")):
+        if is_harness_error(record):
             self.harness += 1
         elif record.get("error"):
             self.infra += 1

@@ -21,7 +21,7 @@ import polars as pl
 
 from ..episode.answers import SUBMIT_TOOL_NAME
 from ..episode.code import PYTHON_TOOL
-from ..episode.engine import HARNESS_ERROR, error_kind, is_harness_error
+from ..episode.record import HARNESS_ERROR, error_kind, is_harness_error
 from ..episode.toolfiles import tool_sources
 from ..grading.privacy import DISCLOSURE_COLUMNS, grade_privacy
 from ..grading.scoring import GRADER_VERSION, Grader, Scored
@@ -127,7 +127,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
         if row["reference_tool_calls"] is not None:
             row["extra_tool_calls"] = max(len(calls) - row["reference_tool_calls"], 0)
         if rec.get("error"):
-            kind = error_kind(str(rec["error"]))
+            kind = error_kind(rec)
             row.update({"error_kind": kind, "failure_cause": HARNESS_ERROR if kind == HARNESS_ERROR else "infrastructure"})
         else:
             s = dict(final[key])
@@ -153,7 +153,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
 
     summary = summarize(runs)
     planned_n = len(planned) if planned is not None else meta.get("episodes", {}).get("planned", len(records))
-    harness = [r for r in records if is_harness_error(r.get("error"))]
+    harness = [r for r in records if is_harness_error(r)]
     meta.update({"status": "failed" if harness else "complete" if len(records) >= planned_n else "incomplete",
                  "finished_at": dt.datetime.now().isoformat(timespec="seconds"),
                  "grader_version": GRADER_VERSION, "sql_sha256": sql_hash(),
