@@ -160,7 +160,7 @@ def test_an_agent_that_never_submits_is_recorded_at_the_budget_over_stdio_at_lev
         "--run", str(out)])
 
     async def script():
-        async with Client(params) as client:
+        async with Client(stdio_client(params)) as client:
             names = [t.name for t in (await client.list_tools()).tools]
             replies = [await client.call_tool("get_current_time", {}) for _ in range(3)]
             task = (await client.get_prompt("task")).messages[0].content.text
