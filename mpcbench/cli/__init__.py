@@ -55,6 +55,7 @@ app.add_typer(legacy.app, name="legacy")
 app.command("judge-audit")(legacy.judge_audit_command)
 app.command("mcp")(integrations.mcp_command)
 app.command("serve-env")(integrations.serve_env_command)
+app.command("trajectories")(integrations.trajectories_command)
 
 
 def main() -> None:

@@ -90,3 +90,27 @@ def serve_env_command(
         uvicorn.run(app, host=host, port=port, log_level="warning")
     finally:
         pool.close()
+
+
+def trajectories_command(
+    out: Annotated[Path, typer.Option(help="The directory to write the Hugging Face dataset to (save_to_disk).")],
+    agent: Annotated[str, typer.Option(help="The offline agent whose episodes are written.")] = "scripted",
+    level: Annotated[int | None, typer.Option(min=1, max=4, help="Only this level (default: all).")] = None,
+    db_path: DbOption = db.DEFAULT_DB,
+) -> None:
+    """Write the scripted solver's episodes of a train (or dev) warehouse as a Hugging Face dataset
+    of chat messages with tool calls and the tools offered, the format TRL's SFTTrainer takes
+    (`messages`, `tools`). A test split is refused. Needs `datasets` (pip install 'mpcbench[train]')."""
+    try:
+        from datasets import Dataset  # optional dependency
+
+        from ..integrations.trl_data import sft_rows
+    except ImportError as e:
+        fail(f"trajectories needs the datasets package ({e.name} is missing): pip install 'mpcbench[train]'")
+    pool = RolloutPool(db_path, max_steps=200)   # one call a reply: more replies than eval's batched steps
+    try:
+        rows = sft_rows(pool, agent, level)
+    finally:
+        pool.close()
+    Dataset.from_list(rows).save_to_disk(str(out))
+    err.print(f"Wrote {len(rows)} trajectories of {agent} to {out}", markup=False, highlight=False)
