@@ -243,63 +243,6 @@ def program_script(pool: RolloutPool, agent: str):
     return lambda req: reply_tool_calls(scripts[next(m["content"] for m in req.messages if m["role"] == "user")])
 
 
-def _serve(pool: RolloutPool):
-    uvicorn = pytest.importorskip("uvicorn")
-    from mpcbench.integrations.openenv_env import make_app
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(make_app(pool, max_sessions=32), host="127.0.0.1", port=port,
-                                           log_level="critical"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    return server, thread, f"http://127.0.0.1:{port}"
-
-
-@pytest.mark.parametrize("agent", ["model", "scripted", "calendar-only"])
-def test_openenv_sessions_side_by_side_reward_as_eval(db_path, eval_scores, pool, agent):
-    pytest.importorskip("openenv", reason="the train extra (openenv-core) is not installed")
-    server, thread, url = _serve(pool)
-    model = VariedModel(db_path)
-    scripts = {} if agent == "model" else {i: replay(pool, make_agent(agent), i) for i, _, _ in pool.instances()}
-
-    def policy(instance_id, messages, tools, k):
-        return local_reply(model, messages, tools, k) if agent == "model" else scripts[instance_id][k]
-
-    try:
-        found = openenv_rewards(pool, url, policy)
-    finally:
-        server.should_exit = True
-        thread.join(10)
-    want = {i: (f1, float(em)) for i, (f1, em) in eval_scores[agent].items()}
-    assert {i: (m["f1"], m["exact_match"]) for i, (_, m) in found.items()} == want
-    assert all(reward == m["f1"] for reward, m in found.values())
-
-
-def openenv_rewards(pool: RolloutPool, url: str, policy) -> dict[str, tuple[float, dict]]:
-    """(reward, metrics) per instance, an OpenEnv session each, all side by side;
-    `policy(instance_id, messages, tools, k)` gives the k-th assistant message."""
-    from openenv.core import GenericEnvClient
-
-    async def episode(instance_id: str) -> tuple[str, float, dict]:
-        async with GenericEnvClient(base_url=url) as env:      # a session: one episode
-            result = await env.reset(instance_id=instance_id)
-            messages, tools, k = list(result.observation["messages"]), result.observation["tools"], 0
-            while not result.done:
-                message = policy(instance_id, messages, tools, k)
-                result = await env.step({"message": message})
-                messages += [message, *result.observation["messages"]]
-                k += 1
-            return instance_id, result.reward, result.observation["metrics"]
-
-    async def all_of():
-        return await asyncio.gather(*(episode(i) for i, _, _ in pool.instances()))
-
-    return {i: (reward, metrics) for i, reward, metrics in asyncio.run(all_of())}
-
-
 def test_serve_env_needs_the_train_extra_or_serves(db_path):
     result = runner.invoke(app, ["serve-env", "--help"])
     assert result.exit_code == 0 and "OpenEnv" in result.output

@@ -1,5 +1,6 @@
 """`mpcbench mcp`: serve the tools to an outside agent over MCP (needs `pip install 'mpcbench[mcp]'`);
-`mpcbench serve-env`: the OpenEnv training environment over HTTP (needs `pip install 'mpcbench[train]'`)."""
+`mpcbench serve-env`: the OpenEnv training environment over HTTP (needs `pip install 'mpcbench[openenv]'`);
+`mpcbench trajectories`: the scripted solver's episodes as an SFT dataset (needs `datasets`)."""
 
 from __future__ import annotations
 
@@ -79,7 +80,8 @@ def serve_env_command(
 
         from ..integrations.openenv_env import make_app  # optional dependency
     except ImportError as e:
-        fail(f"serve-env needs openenv-core ({e.name} is missing): pip install 'mpcbench[train]'")
+        fail(f"serve-env needs OpenEnv ({e.name} is missing): pip install 'mpcbench[openenv]' (in an environment "
+             "without the train extra: their mcp pins conflict)")
     pool = RolloutPool(db_path, max_steps=max_steps, privacy_instructions=privacy_instructions,
                        privacy_metrics=privacy_metrics)
     app = make_app(pool, level, max_sessions=max_sessions)

@@ -1,5 +1,6 @@
-"""MPCBench as an OpenEnv environment (`openenv-core`; `pip install 'mpcbench[train]'`), served over
-HTTP by OpenEnv's own server: `mpcbench serve-env --db build/train.duckdb --level 2 --port 8000`.
+"""MPCBench as an OpenEnv environment (`openenv` 0.10; `pip install 'mpcbench[openenv]'`, in an environment
+of its own: OpenEnv's fastmcp needs mcp<2, verifiers 0.4 pins mcp==2.0.0), served over HTTP and
+WebSocket by OpenEnv's own server: `mpcbench serve-env --db build/train.duckdb --level 2 --port 8000`.
 
     from openenv.core import GenericEnvClient
     async with GenericEnvClient(base_url="http://127.0.0.1:8000") as env:     # one session = one episode
@@ -11,8 +12,12 @@ HTTP by OpenEnv's own server: `mpcbench serve-env --db build/train.duckdb --leve
         result = await env.step({"tool": "submit_candidates", "arguments": {"candidates": [...]}})
         result.done, result.reward, result.observation["metrics"]   # f1, exact_match, failure cause, ...
 
-An action is one tool call (`tool`, `arguments`) or a whole assistant message in OpenAI's shape
-(`message`: `content` and `tool_calls`; a message without tool calls is a plain-text answer).
+An action is one tool call (`tool`, `arguments`; or OpenEnv's MCP-style `{"type": "call_tool",
+"tool_name": ..., "arguments": ...}`, whose observation's `result` is the tool's text) or a whole
+assistant message in OpenAI's shape (`message`: `content` and `tool_calls`; a message without tool
+calls is a plain-text answer); `{"type": "list_tools"}` lists the tools in MCP's shape (`name`,
+`description`, `input_schema`) and is not a step. With `--level`, `reset(instance_id=...)` of
+another level's instance is an error the client raises.
 Every step goes through the engine (`Episode.step`, via `harness.rollout.Rollout`, as the MCP
 session does), so the texts, the schema errors of a bad submission, the step budget and the end
 of the episode are `mpcbench eval`'s; after a valid submission (or a text answer, or the last
@@ -30,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
-from typing import Any
+from typing import Any, Literal
 
 from openenv.core.env_server.http_server import create_fastapi_app
 from openenv.core.env_server.interfaces import Environment
@@ -43,6 +48,8 @@ from mpcbench.harness.rollout import Result, Rollout, RolloutPool
 
 
 class MPCBenchAction(Action):
+    type: Literal["list_tools", "call_tool"] | None = Field(default=None, description="OpenEnv's MCP-style action")
+    tool_name: str | None = Field(default=None, description="call_tool: the tool to call")
     tool: str | None = Field(default=None, description="A tool to call (or submit_candidates)")
     arguments: dict[str, Any] | str | None = Field(default=None, description="Its arguments (JSON object or text)")
     message: dict[str, Any] | None = Field(default=None, description="Or a whole assistant message (OpenAI shape)")
@@ -54,6 +61,7 @@ class MPCBenchObservation(Observation):
     messages: list[dict[str, Any]] = Field(default_factory=list, description="The new messages (reset: system, task)")
     tools: list[dict[str, Any]] = Field(default_factory=list, description="The tools offered (on reset)")
     text: str = Field(default="", description="The tool's text (the texts of a message's calls, one per line)")
+    result: str | None = Field(default=None, description="call_tool: the tool's text")
     is_error: bool = False
     steps_left: int = 0
     metrics: dict[str, float] = Field(default_factory=dict, description="When done: f1, exact_match, ...")
@@ -73,7 +81,7 @@ class MPCBenchEnvironment(Environment):
 
     def __init__(self, pool: RolloutPool, level: int | None = None, instances: list[str] | None = None):
         super().__init__()
-        self.pool = pool
+        self.pool, self.level = pool, level
         self.ids = instances if instances is not None else [i for i, _, _ in pool.instances(level)]
         self.rollout: Rollout | None = None
         self.result: Result | None = None
@@ -82,6 +90,10 @@ class MPCBenchEnvironment(Environment):
 
     def _instance(self, seed: int | None, instance_id: str | None) -> str:
         if instance_id is not None:
+            if instance_id not in self.ids:
+                served = f"level {self.level}'s" if self.level is not None else "this warehouse's"
+                raise ValueError(f"{instance_id} is not an instance this server serves: it serves {served} "
+                                 f"{len(self.ids)} instances ({self.ids[0]} to {self.ids[-1]})")
             return instance_id
         if seed is not None:
             return random.Random(seed).choice(self.ids)
@@ -105,14 +117,22 @@ class MPCBenchEnvironment(Environment):
         rollout = self.rollout
         if rollout is None:
             return MPCBenchObservation(text="error: no episode; call reset first", is_error=True, done=True)
+        if action.type == "list_tools":   # MCP's shape: name, description, input_schema; not a step
+            return MPCBenchObservation(
+                instance_id=rollout.instance_id, level=rollout.level, steps_left=rollout.steps_left,
+                tools=[{"name": f["function"]["name"], "description": f["function"]["description"],
+                        "input_schema": f["function"]["parameters"]} for f in rollout.tools])
+        if action.type == "call_tool":
+            action = MPCBenchAction(tool=action.tool_name, arguments=action.arguments)
         message = action.message or tool_call_message(
             tool_call(action.tool or "", action.arguments, f"call_{self._state.step_count + 1}"))
         back = await rollout.reply(message)
         self._state.step_count += 1
         calls = [c for c in rollout.env.trace[-len(back):]] if back else []
+        text = "\n".join(m["content"] for m in back)
         observation = MPCBenchObservation(
-            instance_id=rollout.instance_id, level=rollout.level, messages=back,
-            text="\n".join(m["content"] for m in back), is_error=any(c.error for c in calls),
+            instance_id=rollout.instance_id, level=rollout.level, messages=back, text=text,
+            result=text if action.message is None else None, is_error=any(c.error for c in calls),
             steps_left=rollout.steps_left, done=False, reward=None)
         if rollout.done:
             self.result = result = await asyncio.to_thread(self.pool.finish, rollout)
@@ -150,7 +170,7 @@ def make_app(pool: RolloutPool, level: int | None = None, max_sessions: int = 64
     count = [0]
 
     def factory() -> MPCBenchEnvironment:
-        env = MPCBenchEnvironment(pool, instances=ids)
+        env = MPCBenchEnvironment(pool, level, instances=ids)
         with lock:   # sessions start at different instances
             env._next, count[0] = count[0], count[0] + 1
         return env
