@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import statistics
-import threading
-import time
 from pathlib import Path
 
 import polars as pl
@@ -33,7 +30,6 @@ from mpcbench.agents import make_agent
 from mpcbench.cli import app
 from mpcbench.episode.codecs import NativeCodec
 from mpcbench.episode.environment import Environment
-from mpcbench.errors import UserError
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.rollout import PRIVACY_METRICS, REWARD_WEIGHTS, RolloutPool, program_messages, reward_of
 from mpcbench.harness.runner import run_eval

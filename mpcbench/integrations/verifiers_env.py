@@ -30,7 +30,7 @@ import json
 import re
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import verifiers.v1 as vf
 from openai import AsyncOpenAI
@@ -170,8 +170,8 @@ class MPCBenchHarness(vf.Harness[MPCBenchHarnessConfig]):
         async with AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0) as client:
             try:
                 while not rollout.done:
-                    response = await client.chat.completions.create(model=ctx.model, messages=rollout.messages,
-                                                                    tools=rollout.tools)
+                    request: dict[str, Any] = {"model": ctx.model, "messages": rollout.messages, "tools": rollout.tools}
+                    response = await client.chat.completions.create(**request)
                     await rollout.reply(response.choices[0].message.model_dump(exclude_none=True))
             finally:
                 result = await asyncio.to_thread(pool.finish, rollout)
