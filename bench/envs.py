@@ -14,12 +14,15 @@ per step (a step: one reply taken and answered) at concurrency 1, 8 and 32, the 
 - `eval episode`: `mpcbench eval`'s own episode (`episode.engine.Episode.play` with the policy,
   its journal record, scored by the grader as eval's tables do): the baseline;
 - `rollout`: the engine driven from outside (`harness.rollout`), what both environments wrap;
-- `verifiers`: the ToolEnv of `integrations.verifiers_env` through `env.generate` with an
-  in-process client (no HTTP: verifiers' own rollout loop, rubric and our env);
+- `verifiers`: verifiers 0.4's eval runner (`vf-eval`'s, in process) on the `mpcbench` taskset:
+  the harness's model calls go through verifiers' interception server to a fake endpoint over
+  local HTTP (tests/fake_openai.py), two HTTP hops a step that the others do not pay;
 - `openenv`: `mpcbench serve-env` in a subprocess, one OpenEnv WebSocket session per rollout.
 
 The last column is the environment's time per step minus the eval episode's at concurrency 1.
-verifiers and OpenEnv need the `train` extra; without it their rows say so.
+verifiers needs the `train` extra and OpenEnv the `openenv` extra, which cannot share a virtualenv:
+run the script once in each (the rows of the missing one say so); eval's episode and the rollout
+engine are measured in both runs.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))   # fake_openai: the verifiers row's model endpoint
 
 from mpcbench.agents import make_agent  # noqa: E402
 from mpcbench.episode.codecs import NativeCodec  # noqa: E402
@@ -98,57 +102,38 @@ def rollouts(pool: RolloutPool, plan, concurrency: int) -> int:
 
 
 def verifiers_rollouts(db_path: Path, plan, concurrency: int) -> int:
-    import verifiers as vf
-    from verifiers.types import Response, ResponseMessage, ToolCall
+    """`vf-eval mpcbench`'s own runner, in process (verifiers 0.4): the taskset, its harness and
+    verifiers' interception server, the model an instant fake endpoint over local HTTP
+    (tests/fake_openai.py) that replies the next message of the instance's script."""
+    import tempfile
 
-    by_prompt = {}
-    env_by_level = {}
-    for instance_id, script in plan:
-        level = int(instance_id[1])
-        if level not in env_by_level:
-            env_by_level[level] = vf.load_environment("mpcbench", level=level, db=str(db_path), max_steps=MAX_STEPS)
-        by_prompt[instance_id] = script
+    from fake_openai import FakeOpenAI, reply_tool_calls
+    from verifiers.v1.cli.eval.runner import run_eval as vf_run_eval
+    from verifiers.v1.configs.cli.eval import EvalConfig as VfEvalConfig
 
-    class Instant(vf.Client):
-        def setup_client(self, config):
-            return None
+    pool = RolloutPool(db_path)
+    by_prompt = {prompt: i for i, _, prompt in pool.instances()}
+    pool.close()
+    scripts = dict(plan)
+    rollouts = len(plan) // len(scripts)   # each instance's rollouts (plan reuses the instances in turn)
 
-        async def to_native_tool(self, tool):
-            return tool
+    def reply(req):
+        instance_id = by_prompt[next(m["content"] for m in req.messages if m["role"] == "user")]
+        k = sum(1 for m in req.messages if m["role"] == "assistant")
+        return reply_tool_calls([(c["function"]["name"], c["function"]["arguments"])
+                                 for c in scripts[instance_id][k]["tool_calls"]])
 
-        async def to_native_prompt(self, messages):
-            return messages, {}
-
-        async def get_native_response(self, prompt, model, sampling_args, tools=None, **kwargs):
-            state = kwargs.get("state") or {}
-            script = by_prompt[state["info"]["instance_id"]]
-            k = sum(1 for m in prompt if getattr(m, "role", None) == "assistant")
-            calls = script[k]["tool_calls"]
-            return Response(id=f"r{k}", created=0, model=model, message=ResponseMessage(
-                content=None, finish_reason="tool_calls", is_truncated=False,
-                tool_calls=[ToolCall(id=c["id"], name=c["function"]["name"], arguments=c["function"]["arguments"])
-                            for c in calls]))
-
-        async def raise_from_native_response(self, response):
-            return None
-
-        async def from_native_response(self, response):
-            return response
-
-        async def close(self):
-            return None
-
-    steps = 0
-    for level, env in env_by_level.items():
-        ids = [i for i, _ in plan if int(i[1]) == level]
-        rows = env.get_eval_dataset()
-        row_of = {json.loads(r["info"])["instance_id"]: r for r in rows}
-        inputs = [dict(row_of[i]) for i in ids]
-        out = asyncio.run(env.generate(inputs, client=Instant(None), model="bench", max_concurrent=concurrency,
-                                       on_progress=lambda *a, **k: None))
-        assert all(o.get("error") is None for o in out["outputs"]), [o.get("error") for o in out["outputs"]][:3]
-        steps += sum(len(by_prompt[i]) for i in ids)
-    return steps
+    os.environ.setdefault("BENCH_KEY", "sk-bench")
+    with FakeOpenAI(reply) as srv, tempfile.TemporaryDirectory() as out:
+        config = VfEvalConfig.model_validate({
+            "env": {"taskset": {"id": "mpcbench", "db": str(db_path), "level": None, "max_steps": MAX_STEPS}},
+            "model": "bench", "client": {"base_url": srv.base_url, "api_key_var": "BENCH_KEY"},
+            "select": {"limit": len(scripts)},   # the plan's instances: the first ones, in eval's order
+            "num_rollouts": rollouts, "max_concurrent": concurrency, "push": False, "rich": None,
+            "output_dir": out})
+        episodes = asyncio.run(vf_run_eval(config))
+    assert all(e.ok for e in episodes), [t.errors for e in episodes if not e.ok for t in e.traces][:3]
+    return sum(len(scripts[e.traces[0].task.data.instance_id]) for e in episodes)
 
 
 def openenv_rollouts(url: str, plan, concurrency: int) -> int:
@@ -216,7 +201,7 @@ def main() -> None:
                "rollout": lambda c: rollouts(pool, plan, c)}
     missing: dict[str, str] = {}
     try:
-        import verifiers  # noqa: F401
+        import verifiers.v1  # noqa: F401
         runners["verifiers"] = lambda c: verifiers_rollouts(db_path, plan, c)
     except ImportError:
         missing["verifiers"] = "not installed (pip install 'mpcbench[train]')"
@@ -226,7 +211,7 @@ def main() -> None:
         server, url = start_server(db_path, Path(tempfile.gettempdir()) / f"serve-env-{os.getpid()}.log")
         runners["openenv"] = lambda c: openenv_rollouts(url, plan, c)
     except ImportError:
-        missing["openenv"] = "not installed (pip install 'mpcbench[train]')"
+        missing["openenv"] = "not installed (pip install 'mpcbench[openenv]', in its own venv)"
     results = []
     try:
         for name, run in runners.items():
