@@ -125,3 +125,17 @@ def test_shortcut_agents_earn_no_more_than_calendar_only_through_verifiers(db_pa
     finally:
         pool.close()
     assert means["spray"] <= means["calendar-only"] and means["prober"] <= means["calendar-only"], means
+
+
+def test_bad_options_are_one_line_errors(db_path):
+    from pydantic import ValidationError
+
+    from mpcbench.integrations.verifiers_env import MPCBenchConfig, MPCBenchTaskset
+
+    with pytest.raises(ValidationError, match="less than or equal to 4"):
+        MPCBenchConfig(level=7)
+    for options, message in (({"split": "train"}, "holds the dev split, not train"),
+                             ({"weights": {"f2": 1.0}}, "no metric f2 to weigh"),
+                             ({"db": str(db_path) + ".missing"}, "does not exist")):
+        with pytest.raises(SystemExit, match=message):
+            MPCBenchTaskset(MPCBenchConfig(**{"db": str(db_path), **options})).load()

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections import Counter
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -40,7 +41,6 @@ from verifiers.v1.envs.single_agent import SingleAgentEnvConfig
 from mpcbench.episode.prompts import system_prompt
 from mpcbench.errors import UserError
 from mpcbench.harness.rollout import RolloutPool
-from mpcbench.sources import LEVELS
 from mpcbench.warehouse import db as warehouse
 
 # a metric per failure cause (its source for a violation: `policy:blackout` counts as `policy`)
@@ -50,8 +50,8 @@ CAUSES = ("answer", "calendar", "policy", "threads", "rooms", "ranking", "too_fe
 
 class MPCBenchConfig(vf.TasksetConfig):
     """The options of `vf-eval mpcbench` (`--env.taskset.<name>`)."""
-    level: int | None = 1
-    """The level whose instances are the tasks (1-4; null: every level)."""
+    level: int | None = Field(1, ge=1, le=4)
+    """The level whose instances are the tasks (1-4; None: every level)."""
     split: str | None = None
     """The split the warehouse must hold (refused otherwise); without `db`, build/<split>.duckdb."""
     db: str | None = None
@@ -86,19 +86,22 @@ class MPCBenchState(vf.State):
     result: dict | None = None   # the harness's scored episode: reward, metrics, failure cause
 
 
+ROLLOUT_OPTIONS = ("db", "mode", "max_steps", "privacy_instructions", "weights", "privacy_metrics")
+
+
+def pool_for(options) -> RolloutPool:
+    """The pool of a set of rollout options (the config's or a task's data: both carry them)."""
+    return _pool(json.dumps({name: getattr(options, name) for name in ROLLOUT_OPTIONS}, sort_keys=True))
+
+
 @cache
-def _pool(db: str, mode: str, max_steps: int, privacy_instructions: str, weights: str,
-          privacy_metrics: bool) -> RolloutPool:
+def _pool(options: str) -> RolloutPool:
     """One pool per process and set of options: a warehouse opened once for every rollout."""
-    pool = RolloutPool(db, mode=mode, max_steps=max_steps, privacy_instructions=privacy_instructions,
-                       weights=json.loads(weights) if weights else None, privacy_metrics=privacy_metrics)
+    o = json.loads(options)
+    pool = RolloutPool(o["db"], mode=o["mode"], max_steps=o["max_steps"], privacy_instructions=o["privacy_instructions"],
+                       weights=o["weights"], privacy_metrics=o["privacy_metrics"])
     pool.warm()
     return pool
-
-
-def pool_of(data: MPCBenchData) -> RolloutPool:
-    return _pool(data.db, data.mode, data.max_steps, data.privacy_instructions,
-                 json.dumps(data.weights, sort_keys=True) if data.weights else "", data.privacy_metrics)
 
 
 def cause_metric(cause: str | None) -> str | None:
@@ -133,22 +136,25 @@ class MPCBenchTaskset(vf.Taskset[MPCBenchTask, MPCBenchConfig]):
 
     def load(self) -> list[MPCBenchTask]:
         c = self.config
-        if c.level is not None and c.level not in LEVELS:
-            raise UserError(f"level must be 1, 2, 3 or 4, not {c.level}")
-        path = str(c.db or (Path(warehouse.DEFAULT_DB).with_name(f"{c.split}.duckdb") if c.split else warehouse.DEFAULT_DB))
-        options = dict(db=path, mode=c.mode, max_steps=c.max_steps, privacy_instructions=c.privacy_instructions,
-                       weights=c.weights, privacy_metrics=c.privacy_metrics)
-        pool = _pool(path, c.mode, c.max_steps, c.privacy_instructions,
-                     json.dumps(c.weights, sort_keys=True) if c.weights else "", c.privacy_metrics)
-        if c.split is not None and pool.split() != c.split:
-            raise UserError(f"{path} holds the {pool.split()} split, not {c.split}")
-        rows = pool.instances(c.level)
-        if c.instances is not None:   # each level's first N, in eval's order
-            rows = [r for r in rows if [lv for _, lv, _ in rows[:rows.index(r) + 1]].count(r[1]) <= c.instances]
-        # the prompts are eval's, for the trace's record: the harness sends the episode's own
-        return [MPCBenchTask(MPCBenchData(id=i, name=i, instance_id=i, level=lv, prompt=prompt, system_prompt=system_prompt(
-                    lv, mode=c.mode, privacy=c.privacy_instructions == "on"), **options), c.task)
-                for i, lv, prompt in rows]
+        if c.db is None:
+            c.db = str(Path(warehouse.DEFAULT_DB).with_name(f"{c.split}.duckdb") if c.split else warehouse.DEFAULT_DB)
+        try:   # a missing warehouse, another split, an unknown weight: one line, not a traceback
+            pool = pool_for(c)
+            if c.split is not None and pool.split() != c.split:
+                raise UserError(f"{c.db} holds the {pool.split()} split, not {c.split}")
+        except (UserError, ValueError) as e:
+            raise SystemExit(f"mpcbench: {e}") from None
+        options = {name: getattr(c, name) for name in ROLLOUT_OPTIONS}
+        tasks, per_level = [], Counter[int]()
+        for instance_id, level, prompt in pool.instances(c.level):   # eval's order
+            per_level[level] += 1
+            if c.instances is None or per_level[level] <= c.instances:
+                # the prompts are eval's, for the trace's record: the harness sends the episode's own
+                tasks.append(MPCBenchTask(MPCBenchData(
+                    id=instance_id, name=instance_id, instance_id=instance_id, level=level, prompt=prompt,
+                    system_prompt=system_prompt(level, mode=c.mode, privacy=c.privacy_instructions == "on"),
+                    **options), c.task))
+        return tasks
 
 
 class MPCBenchHarnessConfig(vf.HarnessConfig):
@@ -165,7 +171,7 @@ class MPCBenchHarness(vf.Harness[MPCBenchHarnessConfig]):
     async def launch(self, ctx, trace: vf.Trace, runtime, endpoint: str, secret: str, mcp_urls: dict[str, str],
                      data: vf.TaskData, **kwargs) -> vf.ProgramResult:
         assert isinstance(data, MPCBenchData), type(data)
-        pool = pool_of(data)
+        pool = pool_for(data)
         rollout = await asyncio.to_thread(pool.open, data.instance_id)
         async with AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0) as client:
             try:
