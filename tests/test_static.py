@@ -15,7 +15,7 @@ BIN = Path(sys.executable).parent
 
 CHECKS = {
     "mypy": ["mypy"],                                          # the packages pyproject.toml names
-    "ruff": ["ruff", "check", "mpcbench", "tests", "bench", "scripts"],
+    "ruff": ["ruff", "check", "mpcbench", "tests", "bench", "scripts", "examples"],
     "import-linter": ["lint-imports"],
 }
 
