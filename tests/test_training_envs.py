@@ -1,15 +1,15 @@
-"""The training environments (docs/training.md): episodes of the engine driven one reply at a time
-(`harness.rollout`), as verifiers' ToolEnv (`integrations.verifiers_env`) and as OpenEnv's
-reset/step server (`integrations.openenv_env`).
+"""The rollout engine of the training environments (docs/training.md): episodes of the engine
+driven one reply at a time (`harness.rollout`), what the verifiers taskset, OpenEnv's server and
+the TRL reward are made of (their own entry points: test_verifiers_env.py, test_openenv_env.py,
+test_trl.py, which use this module's helpers).
 
 Checked episode by episode at levels 1-4 of the tiny build: the reward and the metrics of a
 rollout equal the scores `mpcbench eval` gives the same answers, for a fake model (evalkit's
 GoldModel with answers made partly wrong, over-long or exact) and for every offline agent (replayed
 as a scripted policy: its tool calls and submission as assistant messages); the prompt and the
 tools are eval's, a tool's text is `mpcbench tools call`'s; shortcut agents (spray, the
-office-hours prober, memorised policies) earn no more than the calendar-only baseline. The engine
-side runs everywhere; the verifiers and OpenEnv wrappers need the `train` extra and skip without
-it (verifiers and openenv-core pull in transformers and gradio: not in dev, CI skips them).
+office-hours prober, memorised policies) earn no more than the calendar-only baseline. Needs no
+optional extra.
 """
 
 from __future__ import annotations
