@@ -15,3 +15,17 @@ class HarnessError(Exception):
     """A failure of MPCBench's own code during an episode (a tool's query the warehouse refuses, an
     offline agent that cannot read a tool's text, a bug): never the model's fault, never an
     infrastructure error. The episode ends with error `harness_error: ...`, and the run fails."""
+
+
+class ModelLimitError(Exception):
+    """The endpoint refused a request for a limit of the model (`model_limits`): the conversation
+    is longer than its context (`context_exceeded`), or the server could not parse the model's
+    own output after the retries (`model_output_rejected`). The model's failure: the episode
+    ends scored, with this cause."""
+
+    def __init__(self, cause: str, message: str, attempts: int = 0):
+        super().__init__(f"{cause}: {message} (attempts={attempts})")
+        self.cause, self.message, self.attempts = cause, message, attempts
+
+    def __reduce__(self):
+        return (type(self), (self.cause, self.message, self.attempts))

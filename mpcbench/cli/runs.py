@@ -16,6 +16,7 @@ from ..harness.config import AGENTS, EvalConfig
 from ..harness.merge import merge_runs
 from ..harness.rescore import rescore
 from ..harness.runner import Progress as EvalProgress, run_eval
+from ..model_limits import CAUSES as MODEL_LIMITS
 from ..report.load import parse_prices
 from ..report.render import make_report
 from ..report.trajectories import WHICH
@@ -30,7 +31,7 @@ class BarProgress(EvalProgress):
         self.bar, self.name = bar, name
         self.task: TaskID | None = None
         self.f1: list[float] = []
-        self.em = self.infra = self.harness = self.parse = 0
+        self.em = self.infra = self.harness = self.parse = self.limits = 0
 
     def start(self, total: int, done: int) -> None:
         self.task = self.bar.add_task(self.name, total=total, completed=done, stats="")
@@ -43,10 +44,12 @@ class BarProgress(EvalProgress):
         else:
             self.f1.append(f1 or 0.0)
             self.em += bool(exact)
-            self.parse += not (record["answers"] and record["answers"][-1].get("parse_ok"))
+            self.limits += bool(record.get("model_limit"))
+            self.parse += not (record.get("model_limit") or record["answers"] and record["answers"][-1].get("parse_ok"))
         mean = sum(self.f1) / len(self.f1) if self.f1 else 0.0
         stats = (f"F1 {mean:.2f} · EM {self.em}/{len(self.f1)} · parse failures {self.parse} · "
-                 f"infra errors {self.infra}" + (f" · [red]harness errors {self.harness}[/red]" if self.harness else ""))
+                 + (f"model limits {self.limits} · " if self.limits else "")
+                 + f"infra errors {self.infra}" + (f" · [red]harness errors {self.harness}[/red]" if self.harness else ""))
         assert self.task is not None  # the runner calls start() before any episode
         self.bar.update(self.task, advance=1, stats=stats)
 
@@ -57,14 +60,16 @@ class BarProgress(EvalProgress):
 def print_summary(title: str, summary: list[dict]) -> None:
     table = Table(title=title)
     harness = any(s.get("harness_errors") for s in summary)
-    for column in ("level", "episodes", "mean F1", "EM rate", "parse failures", "infra errors",
+    limits = [cause for cause in MODEL_LIMITS if any(s.get(cause) for s in summary)]  # shown where any
+    for column in ("level", "episodes", "mean F1", "EM rate", "parse failures", *limits, "infra errors",
                    *(["harness errors"] if harness else []), "tool calls", "tokens in/out", "cost (US$)"):
-        table.add_column(column, justify="right", style="red" if column == "harness errors" else None)
+        table.add_column(column.replace("_", " "), justify="right", style="red" if column == "harness errors" else None)
     for s in summary:
         table.add_row(str(s["level"]), str(s["episodes"]),
                       "—" if s["mean_f1"] is None else f"{s['mean_f1']:.3f}",
                       "—" if s["em_rate"] is None else f"{s['em_rate']:.0%}",
-                      str(s["parse_failures"]), str(s["infrastructure_errors"]),
+                      str(s["parse_failures"]), *(str(s.get(cause, 0)) for cause in limits),
+                      str(s["infrastructure_errors"]),
                       *([str(s.get("harness_errors", 0))] if harness else []), f"{s['mean_tool_calls']:.1f}",
                       f"{s['mean_prompt_tokens']:.0f}/{s['mean_completion_tokens']:.0f}",
                       "n/a" if s.get("cost_usd") is None else f"{s['cost_usd']:.4f}")

@@ -46,5 +46,6 @@ class AgentOutput:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     error: str | None = None             # why the episode ended unscored: "rate_limit: ...", "harness_error: ..."
+    model_limit: str | None = None       # the model's limit that ended it, scored: "context_exceeded: HTTP 400 ..."
     invalid_actions: int = 0             # MINT protocol: replies with neither <execute> nor <solution>
     transcript: list[dict] = field(default_factory=list)   # chat messages, for replay and reports

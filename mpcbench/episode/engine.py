@@ -30,6 +30,9 @@ How an episode ends, and what it is counted as:
   error the model can fix, and is the answer only if nothing valid follows), a plain-text reply
   (native) or a `<solution>` (MINT), parsed leniently;
 - the step budget spent: the last submission attempt (or nothing) is the answer;
+- a limit of the model (`errors.ModelLimitError`: the conversation outgrew its context, or its
+  server could not parse its output): the episode ends, scored like a spent budget, and
+  `model_limit = "<cause>: ..."` names the cause (`model_limits`);
 - `error = "<kind>: ..."`, an infrastructure error: the endpoint failed after its retries
   (`llm.InfrastructureError`; `feedback_<kind>` when the feedback model's endpoint failed);
 - `error = "harness_error: ..."`: our own code failed (a tool's query, a program, a bug). The
@@ -45,6 +48,7 @@ import traceback
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..errors import ModelLimitError
 from ..llm import InfrastructureError
 from .answers import SUBMIT_TOOL_NAME, ParsedAnswer, parse_submission, parse_text_answer
 from .codecs import Action, Budget, Codec, codec_for
@@ -152,7 +156,7 @@ class Episode:
         try:
             await self.play_turn(1)
             for turn in range(1, self.max_turns + 1):
-                if out.error:
+                if out.error or out.model_limit:
                     break
                 said = None
                 if self.feedback is not None:
@@ -168,7 +172,7 @@ class Episode:
             out.error = f"feedback_{e.kind}: {e.message}"
         except Exception as e:  # noqa: BLE001 - whatever our own code raised ends this episode, as ours
             self.fail(e)
-        if not self.answers or out.error:
+        if not self.answers or out.error or out.model_limit:
             self.answers.append(turn_answer(out, self.env.level, len(self.answers) + 1))
         return out
 
@@ -186,6 +190,9 @@ class Episode:
                 reply = await self.policy.reply(view)
             except InfrastructureError as e:
                 out.error = f"{e.kind}: {e.message}"
+                return
+            except ModelLimitError as e:
+                out.model_limit = f"{e.cause}: {e.message}"
                 return
             out.steps += reply.steps
             out.prompt_tokens += reply.prompt_tokens
@@ -339,6 +346,7 @@ def episode_record(*, instance_id: str, trial: int, level: int, agent: str, mode
               "model": model, "mode": mode, "turns": len(answers), "steps": output.steps,
               "prompt_tokens": output.prompt_tokens, "completion_tokens": output.completion_tokens,
               "invalid_actions": output.invalid_actions, "latency_s": round(latency_s, 4), "error": output.error,
+              "model_limit": output.model_limit,
               "answers": answers, "tool_calls": calls, "prompt_rows": list(prompt_rows),
               "transcript": output.transcript}
     if traceback is not None:
