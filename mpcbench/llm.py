@@ -35,23 +35,12 @@ from typing import Any, Awaitable, Callable
 
 import openai
 
-from .errors import ModelLimitError
+from .errors import InfrastructureError, ModelLimitError
 from .limiter import AdaptiveLimit
 from .model_limits import MODEL_OUTPUT_REJECTED, model_limit
 
 REFUSED = "mpcbench_refused"  # a cached response that is a model's limit, not a body
 KINDS = ("rate_limit", "server_error", "timeout", "connection", "bad_response", "client_error", "replay_miss")
-
-
-class InfrastructureError(Exception):
-    """The endpoint could not produce a usable answer (not the model's fault)."""
-
-    def __init__(self, kind: str, message: str, attempts: int = 0):
-        super().__init__(f"{kind}: {message} (attempts={attempts})")
-        self.kind, self.message, self.attempts = kind, message, attempts
-
-    def __reduce__(self):
-        return (type(self), (self.kind, self.message, self.attempts))
 
 
 @dataclass(frozen=True)

@@ -187,4 +187,5 @@ def test_a_rejected_tool_call_after_a_good_one_ends_the_episode_scored(db_path, 
     assert runs["error"].is_null().all() and (runs["f1"] == 0).all() and (runs["steps"] == 1).all()
     assert set(runs["failure_cause"]) == {"model_output_rejected"}
     records = [json.loads(line) for line in (tmp_path / "run" / "journal.jsonl").read_text().splitlines()]
-    assert all(r["model_limit"].startswith("model_output_rejected: ") for r in records)
+    assert {r["end"] for r in records} == {"model_output_rejected"}
+    assert all("expected peg-native format" in r["end_detail"] for r in records)

@@ -10,7 +10,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, Text
                            TimeRemainingColumn)
 from rich.table import Table
 
-from ..episode.engine import is_harness_error
+from ..episode.record import is_harness_error
 from ..harness.ablation import run_ablation
 from ..harness.config import AGENTS, EvalConfig
 from ..harness.merge import merge_runs
@@ -37,15 +37,16 @@ class BarProgress(EvalProgress):
         self.task = self.bar.add_task(self.name, total=total, completed=done, stats="")
 
     def episode(self, record: dict, f1: float | None, exact: bool | None) -> None:
-        if is_harness_error(record.get("error")):
+        if is_harness_error(record):
             self.harness += 1
         elif record.get("error"):
             self.infra += 1
         else:
             self.f1.append(f1 or 0.0)
             self.em += bool(exact)
-            self.limits += bool(record.get("model_limit"))
-            self.parse += not (record.get("model_limit") or record["answers"] and record["answers"][-1].get("parse_ok"))
+            limited = record.get("end") in MODEL_LIMITS
+            self.limits += limited
+            self.parse += not (limited or record["answers"] and record["answers"][-1].get("parse_ok"))
         mean = sum(self.f1) / len(self.f1) if self.f1 else 0.0
         stats = (f"F1 {mean:.2f} · EM {self.em}/{len(self.f1)} · parse failures {self.parse} · "
                  + (f"model limits {self.limits} · " if self.limits else "")

@@ -19,9 +19,9 @@ from ..agents.code_solver import ScriptedCodeAgent, ScriptedMintModel
 from ..agents.openai_agent import AgentOptions, ChatPolicy
 from ..agents.replay import TrajectoryReplay
 from ..episode.engine import Policy, ProgramPolicy
-from ..errors import UserError
+from ..errors import InfrastructureError, UserError
 from ..limiter import AdaptiveLimit
-from ..llm import ChatClient, EndpointConfig, InfrastructureError, ResponseCache, ServerInfo, probe_endpoint
+from ..llm import ChatClient, EndpointConfig, ResponseCache, ServerInfo, probe_endpoint
 from .config import CACHE, OFFLINE, RUN_JSON, EvalConfig, parse_shard
 from .journal import recorded_run
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..episode.engine import is_harness_error
+from ..episode.record import is_harness_error
 from ..model_limits import CAUSES as MODEL_LIMITS
 
 
@@ -15,7 +15,7 @@ def summarize(runs: list[dict]) -> list[dict]:
         rows = [r for r in runs if r["level"] == level]
         scored = [r for r in rows if not r.get("error")]
         n = len(scored)
-        harness = sum(1 for r in rows if is_harness_error(r.get("error")))
+        harness = sum(1 for r in rows if is_harness_error(r))
         out.append({
             "level": level, "episodes": len(rows), "scored": n,
             "infrastructure_errors": len(rows) - n - harness, "harness_errors": harness,

@@ -21,7 +21,7 @@ import polars as pl
 
 from ..episode.answers import SUBMIT_TOOL_NAME
 from ..episode.code import PYTHON_TOOL
-from ..episode.engine import HARNESS_ERROR, error_kind, is_harness_error
+from ..episode.record import HARNESS_ERROR, error_kind, is_harness_error
 from ..episode.toolfiles import tool_sources
 from ..grading.privacy import DISCLOSURE_COLUMNS, grade_privacy
 from ..grading.scoring import GRADER_VERSION, Grader, Scored
@@ -98,10 +98,10 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
             grader.close()
     final = scored.final()
     for rec in records:  # a model's limit ended the episode: that is its last answer's cause
-        if rec.get("model_limit") and not rec.get("error"):
-            cause, _, detail = str(rec["model_limit"]).partition(": ")
-            final[(rec["instance_id"], rec["trial"])].update(
-                {"failure_cause": cause, "failure_source": None, "failure_stage": None, "failure_detail": detail[:300]})
+        if rec.get("end") in MODEL_LIMITS:
+            final[(rec["instance_id"], rec["trial"])].update({"failure_cause": rec["end"], "failure_source": None,
+                                                              "failure_stage": None,
+                                                              "failure_detail": (rec.get("end_detail") or "")[:300]})
     sources = tool_sources()
     level_of = {r["instance_id"]: r["level"] for r in records}
 
@@ -133,7 +133,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
         if row["reference_tool_calls"] is not None:
             row["extra_tool_calls"] = max(len(calls) - row["reference_tool_calls"], 0)
         if rec.get("error"):
-            kind = error_kind(str(rec["error"]))
+            kind = error_kind(rec)
             row.update({"error_kind": kind, "failure_cause": HARNESS_ERROR if kind == HARNESS_ERROR else "infrastructure"})
         else:
             s = dict(final[key])
@@ -159,7 +159,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
 
     summary = summarize(runs)
     planned_n = len(planned) if planned is not None else meta.get("episodes", {}).get("planned", len(records))
-    harness = [r for r in records if is_harness_error(r.get("error"))]
+    harness = [r for r in records if is_harness_error(r)]
     meta.update({"status": "failed" if harness else "complete" if len(records) >= planned_n else "incomplete",
                  "finished_at": dt.datetime.now().isoformat(timespec="seconds"),
                  "grader_version": GRADER_VERSION, "sql_sha256": sql_hash(),
