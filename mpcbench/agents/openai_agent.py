@@ -2,7 +2,7 @@
 engine (`episode.engine`).
 
     client = ChatClient(EndpointConfig(model="gpt-4o-mini"))
-    policy = ChatPolicy(client, AgentOptions(max_steps=30))
+    policy = ChatPolicy(client, AgentOptions(temperature=0.0))
     await Episode(env, policy, codec_for("native"), max_steps=30).play()
 
 Each reply is one request: the conversation so far, the codec's fields (the tools with
@@ -15,7 +15,7 @@ episode as an infrastructure error.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from ..episode.engine import Reply, View
 from ..llm import ChatClient
@@ -25,7 +25,7 @@ TOOL_CHOICES = ("auto", "required", "none")
 
 @dataclass(frozen=True)
 class AgentOptions:
-    max_steps: int = 30                      # model calls per episode
+    """The sampling options of each request (the step budget is the engine's)."""
     temperature: float | None = 0.0          # None: not sent
     seed: int | None = 0                     # None: not sent
     tool_choice: str = "auto"                # auto | required | none (native protocol)
@@ -35,11 +35,6 @@ class AgentOptions:
     def __post_init__(self) -> None:
         if self.tool_choice not in TOOL_CHOICES:
             raise ValueError(f"tool_choice must be one of {', '.join(TOOL_CHOICES)}, not {self.tool_choice!r}")
-        if self.max_steps < 1:
-            raise ValueError("max_steps must be at least 1")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class ChatPolicy:

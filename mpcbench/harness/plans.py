@@ -77,7 +77,7 @@ def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = Fa
 
     def make(instance_id: str, trial: int):
         seed = None if config.seed is None else config.seed + trial - 1
-        options = AgentOptions(max_steps=config.max_steps, temperature=config.temperature, seed=seed,
+        options = AgentOptions(temperature=config.temperature, seed=seed,
                                tool_choice=config.tool_choice, parallel_tool_calls=config.parallel_tool_calls,
                                max_tokens=config.max_tokens)
         return ChatPolicy(client, options)

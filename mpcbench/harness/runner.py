@@ -5,7 +5,7 @@
     result.summary                             # per level: mean F1, EM rate, errors
 
 An episode is one (instance, trial). Episodes run concurrently on one event loop, at most
-`concurrency` at a time, each with its own cursor of the warehouse (its ToolEnvironment's).
+`concurrency` at a time, each with its own cursor of the warehouse (its Environment's).
 A finished episode is appended to `journal.jsonl` (one JSON line, flushed and fsynced) before
 the next one is counted, so a killed run loses at most the episodes in flight. `resume=True`
 runs the episodes missing from the journal (and, with `retry_errors`, those that ended in an
