@@ -13,6 +13,7 @@ from rich.table import Table
 from ..episode.record import is_harness_error
 from ..harness.ablation import run_ablation
 from ..harness.config import AGENTS, EvalConfig
+from ..harness.dry_run import CHARS_PER_TOKEN, REPLY_TOKENS, STEP_TOKENS, DryRun, dry_run as dry_run_plan
 from ..harness.merge import merge_runs
 from ..harness.rescore import rescore
 from ..harness.runner import Progress as EvalProgress, run_eval
@@ -77,10 +78,42 @@ def print_summary(title: str, summary: list[dict]) -> None:
     console.print(table)
 
 
+def print_dry_run(plan: DryRun) -> None:
+    """The plan of `eval --dry-run`: the episodes, each level's first request and the estimate."""
+    c = plan.config
+    console.print(f"Dry run (nothing is sent): {sum(len(lp.episodes) for lp in plan.levels)} episodes of "
+                  f"{c.agent}{f' ({c.model})' if c.model else ''}, mode {c.mode}, protocol {c.protocol}",
+                  markup=False, highlight=False)
+    for lp in plan.levels:
+        names = " ".join(i if c.trials == 1 else f"{i}#{t}" for i, t in lp.episodes)
+        console.print(f"level {lp.level}: {names}", markup=False, highlight=False, soft_wrap=True)
+    table = Table(title="Per level: the first request in characters (≈ tokens), and per episode: steps and "
+                        "tokens; the level's cost")
+    for column in ("level", "episodes", "first request", "≈ tokens", "steps", "prompt tokens", "completion tokens",
+                   "US$"):
+        table.add_column(column, justify="right")
+    for lp in plan.levels:
+        cost = plan.cost(lp)
+        table.add_row(str(lp.level), str(len(lp.episodes)), str(lp.first_request_chars), str(lp.first_request_tokens),
+                      f"{lp.steps:.1f}", f"{lp.prompt_tokens:,.0f}", f"{lp.completion_tokens:,.0f}",
+                      "n/a" if cost is None else f"{cost:.4f}")
+    console.print(table)
+    basis = (f"steps and tokens per episode as measured in {plan.like}" if plan.like else
+             f"every episode spending --max-steps {c.max_steps}, each step adding {STEP_TOKENS} tokens to the "
+             f"conversation and {c.max_tokens or REPLY_TOKENS} of reply: an upper bound")
+    price = plan.price
+    console.print(f"Estimate: tokens are characters / {CHARS_PER_TOKEN}; {basis}; "
+                  + (f"prices of {price['model']}: US$ {price['input']:g} / {price['output']:g} per million "
+                     "prompt / completion tokens." if price else "no price for this model (--prices FILE)."),
+                  markup=False, highlight=False, soft_wrap=True)
+    for warning in plan.warnings:
+        err.print(f"note: {warning}", markup=False, highlight=False, soft_wrap=True)
+
+
 # The eval options that set a field of EvalConfig under another name.
 CONFIG_FIELDS = {"instance": "instance_ids", "timeout": "timeout_s", "replay_from": "replay_from", "db_path": "db",
                  "max_cost": "max_cost_usd", "code_timeout": "code_timeout_s"}
-NOT_CONFIG = {"ablation", "ablation_code", "resume", "retry_errors", "overwrite", "out"}
+NOT_CONFIG = {"ablation", "ablation_code", "resume", "retry_errors", "overwrite", "out", "dry_run", "like"}
 
 
 def given_options(ctx: typer.Context) -> frozenset[str]:
@@ -146,6 +179,10 @@ def eval_command(
     retry_errors: Annotated[bool, typer.Option(help="With --resume: run again the episodes that ended in an "
                                                       "infrastructure error.")] = False,
     overwrite: Annotated[bool, typer.Option(help="Delete the run already in --out and start it again.")] = False,
+    dry_run: Annotated[bool, typer.Option(help="Plan the run and print its episodes, each level's first request "
+                                               "and an estimate of tokens and cost; send nothing.")] = False,
+    like: Annotated[Path | None, typer.Option(help="With --dry-run: take steps and tokens per episode from this "
+                                                   "earlier run (default: every episode spends --max-steps).")] = None,
     db_path: Annotated[Path, typer.Option("--db", help="The DuckDB file to read.")] = db.DEFAULT_DB,
 ) -> None:
     """Run an agent on the benchmark's instances and write runs/candidates/tool_calls Parquet tables.
@@ -166,6 +203,13 @@ def eval_command(
                         feedback=feedback, feedback_detail=feedback_detail,
                         feedback_model=feedback_model, prices=str(prices) if prices else None,
                         max_cost_usd=max_cost)
+    if like is not None and not dry_run:
+        fail("--like goes with --dry-run", 2)
+    if dry_run:
+        if ablation or resume:
+            fail("--dry-run plans a new run, not --ablation or --resume", 2)
+        print_dry_run(dry_run_plan(config, like))
+        return
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as bar:

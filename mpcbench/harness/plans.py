@@ -69,6 +69,13 @@ def chat_client(config: EvalConfig, model: str, cache_path: Path, *, replay_only
                       limit=limit)
 
 
+def agent_options(config: EvalConfig, trial: int) -> AgentOptions:
+    """The sampling options of a trial's requests (trial t sends seed + t - 1)."""
+    seed = None if config.seed is None else config.seed + trial - 1
+    return AgentOptions(temperature=config.temperature, seed=seed, tool_choice=config.tool_choice,
+                        parallel_tool_calls=config.parallel_tool_calls, max_tokens=config.max_tokens)
+
+
 def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = False, agent: str = "openai",
                  limit: AdaptiveLimit | None = None) -> AgentPlan:
 
@@ -76,11 +83,7 @@ def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = Fa
     client = chat_client(config, model, cache_path, replay_only=replay_only, limit=limit)
 
     def make(instance_id: str, trial: int):
-        seed = None if config.seed is None else config.seed + trial - 1
-        options = AgentOptions(temperature=config.temperature, seed=seed,
-                               tool_choice=config.tool_choice, parallel_tool_calls=config.parallel_tool_calls,
-                               max_tokens=config.max_tokens)
-        return ChatPolicy(client, options)
+        return ChatPolicy(client, agent_options(config, trial))
 
     return AgentPlan(make, False, agent, model, close=client.aclose, limit=limit)
 
