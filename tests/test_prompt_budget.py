@@ -21,8 +21,10 @@ def test_the_docs_table_is_the_sizes_and_every_system_message_keeps_the_budget(c
     documented = [(int(level), mode, protocol, int(system.replace(",", "")), int(schemas.replace(",", "")))
                   for level, mode, protocol, system, schemas in ROW.findall(section)]
     assert documented == sizes, "docs/mint.md's prompt-budget table is stale"
-    assert len(sizes) == 4 * 3 * 2
+    assert len(sizes) == 4 * (3 + 2)   # MINT: context and code (--protocol mint implies --mode code)
     assert max(system for _, _, _, system, _ in sizes) <= PROMPT_BUDGET
+    # with the tool schemas too, only level 4's native tools mode is past it (docs/mint.md says so)
+    assert [row[:3] for row in sizes if row[3] + row[4] > PROMPT_BUDGET] == [(4, "tools", "native")]
     # MINT's example makes its code-mode prompt the largest system message of every level
     for level in range(1, 5):
         by = {(mode, protocol): system for lv, mode, protocol, system, _ in sizes if lv == level}

@@ -64,7 +64,8 @@ def request_chars(request: dict, model: str = "") -> int:
 
 def scaffolding_table(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, str, int, int]]:
     """(level, mode, protocol, system message characters, tool schema characters) of every
-    combination, on each level's first instance (the same for every instance of a level)."""
+    combination a run can have, on each level's first instance (the same for every instance of a
+    level)."""
     rows = []
     for level in LEVELS:
         found = con.execute("select instance_id from instances where level = $level order by position limit 1",
@@ -73,6 +74,8 @@ def scaffolding_table(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, st
             continue
         for mode in MODES:
             for protocol in PROTOCOLS:
+                if (mode, protocol) == ("tools", "mint"):
+                    continue  # a run of it runs code: --protocol mint implies --mode code
                 request = first_request(con, found[0], mode=mode, protocol=protocol)
                 rows.append((level, mode, protocol, system_chars(request), schema_chars(request)))
     return rows
