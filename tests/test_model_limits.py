@@ -189,3 +189,21 @@ def test_a_rejected_tool_call_after_a_good_one_ends_the_episode_scored(db_path, 
     records = [json.loads(line) for line in (tmp_path / "run" / "journal.jsonl").read_text().splitlines()]
     assert {r["end"] for r in records} == {"model_output_rejected"}
     assert all("expected peg-native format" in r["end_detail"] for r in records)
+
+
+def test_the_feedback_models_limit_is_not_the_evaluated_models(db_path, golds, tmp_path):
+    """--feedback llm: the feedback model's context refusal ends the episode as an infrastructure
+    error of the feedback (`feedback_context_exceeded`), never as the evaluated model's failure."""
+    keys = golds["L1-0001"]
+
+    def script(req):
+        if req.body["model"] == "critic":
+            return refusal(*CONTEXT_REFUSALS["vLLM"])
+        return submit([(keys[0][0][:11] + "03:00", None)], 1)   # wrong: the feedback model is asked
+
+    with FakeOpenAI(script) as srv:
+        result = eval_run(db_path, tmp_path / "run", srv.base_url, "--levels", "1", "--instance", "L1-0001",
+                          "--max-turns", "2", "--feedback", "llm", "--feedback-model", "critic")
+    runs = pl.read_parquet(tmp_path / "run" / "runs.parquet")
+    assert runs["error_kind"].to_list() == ["feedback_context_exceeded"] and runs["f1"].is_null().all()
+    assert "every episode" in result.output   # a run of nothing but infrastructure errors fails

@@ -215,6 +215,8 @@ class Episode:
                 self.end(EndReason.STEP_BUDGET)
         except InfrastructureError as e:  # the feedback model's endpoint
             self.end(EndReason.INFRASTRUCTURE, f"feedback_{e.kind}", e.message)
+        except ModelLimitError as e:  # the feedback model's limit: not the evaluated model's
+            self.end(EndReason.INFRASTRUCTURE, f"feedback_{e.cause}", e.message)
         except Exception as e:  # noqa: BLE001 - whatever our own code raised ends this episode, as ours
             self.fail(e)
         return Step(self.messages[start:], self.done)
