@@ -93,14 +93,15 @@ def main() -> None:
     assert runs["exact_match"].all(), "the replay did not answer as the scripted agent did"
     sizes = pl.DataFrame(replay.sizes, schema=["instance_id", "chars"], orient="row")
     per_episode = (sizes.group_by("instance_id").agg(calls=pl.len(), first=pl.col("chars").first(),
-                                                      total=pl.col("chars").sum())
+                                                      last=pl.col("chars").max(), total=pl.col("chars").sum())
                    .join(runs.select("instance_id", "level"), on="instance_id"))
     table = (per_episode.group_by("level").agg(
         episodes=pl.len(), calls_mean=pl.col("calls").mean(), calls_max=pl.col("calls").max(),
-        first_chars=pl.col("first").mean(), chars_mean=pl.col("total").mean(), chars_max=pl.col("total").max())
+        first_chars=pl.col("first").mean(), last_chars_max=pl.col("last").max(), chars_mean=pl.col("total").mean(), chars_max=pl.col("total").max())
         .sort("level")
         .with_columns(tokens_mean=pl.col("chars_mean") / CHARS_PER_TOKEN, tokens_max=pl.col("chars_max") / CHARS_PER_TOKEN,
-                      first_tokens=pl.col("first_chars") / CHARS_PER_TOKEN))
+                      first_tokens=pl.col("first_chars") / CHARS_PER_TOKEN,
+                      last_tokens_max=pl.col("last_chars_max") / CHARS_PER_TOKEN))
     with pl.Config(tbl_rows=10, tbl_cols=20, float_precision=0, tbl_width_chars=200):
         print(table)
     print(f"harness wall time, server answering at once, concurrency 1: {wall / runs.height:.2f} s per episode "

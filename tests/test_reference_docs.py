@@ -57,3 +57,41 @@ def test_the_episodes_page_is_what_a_run_shows_now(tmp_path_factory):
     page = (ROOT / "docs" / "episodes.md").read_text()
     assert "F1 1.00 · exact match" in page and "gold, rank 3" in page     # the scripted agent's whole episode
     assert "not an exact match" in page and "policy:" in page              # the calendar-only miss, explained
+
+
+def documented_commands() -> list[tuple[str, str]]:
+    """(page, command) of every `mpcbench ...` command in README.md and docs/: at the start of a
+    code block's line or of a code span, up to a comment; the CLI page itself left out."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    found = []
+    for page in pages:
+        if page == CLI_PAGE:
+            continue
+        text = page.read_text().replace("\\\n", " ")
+        for match in re.finditer(r"(?:^[ \t]*|[`(])(?:\.venv/bin/)?(mpcbench(?: [^`\n#|]*)?)", text, re.MULTILINE):
+            found.append((page.name, match.group(1).strip()))
+    return found
+
+
+def test_every_documented_command_uses_commands_and_options_that_exist():
+    """A renamed or dropped option, or a command that is gone, fails here on the page that shows it."""
+    sections = dict(zip(*[iter(re.split(r"^## `(mpcbench[^`]*)`$", CLI_PAGE.read_text(), flags=re.MULTILINE)[1:])] * 2))
+    commands = documented_commands()
+    assert len(commands) > 50
+    wrong = []
+    for page, command in commands:
+        words = command.split()
+        path = "mpcbench"
+        for word in words[1:]:
+            if f"{path} {word}" not in sections:
+                break
+            path = f"{path} {word}"
+        if path == "mpcbench" and len(words) > 1 and not words[1].startswith("-"):
+            if re.fullmatch(r"[a-z][a-z-]+", words[1]) and words[1] not in ("is", "and", "or", "to", "as"):
+                wrong.append((page, command, f"no command `{words[1]}`"))
+            continue
+        options = {w.split("=")[0] for w in words if re.fullmatch(r"--[a-z][a-z0-9-]*(=\S*)?", w)}
+        unknown = sorted(o for o in options if not re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", sections[path]))
+        if unknown:
+            wrong.append((page, command, f"`{path}` has no {', '.join(unknown)}"))
+    assert not wrong, "documented commands that do not exist:\n" + "\n".join(map(str, wrong))
