@@ -29,6 +29,7 @@ import threading
 import time
 from pathlib import Path
 
+import duckdb
 import polars as pl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +55,6 @@ class ScriptedReplay:
     keeps the size of every request it is sent."""
 
     def __init__(self, db: Path, calls: pl.DataFrame):
-        import duckdb
         con = duckdb.connect(str(db), read_only=True)
         self.by_prompt = dict(con.execute("select prompt, instance_id from instances").fetchall())
         con.close()
