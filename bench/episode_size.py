@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/episode_size.py                        # build/mpcbench.duckdb, every instance
     .venv/bin/python bench/episode_size.py --instances 20 --json /tmp/size.json
+    .venv/bin/python bench/episode_size.py --smoke --db build/tiny.duckdb   # one instance a level
 
 The scripted agent reads every source it needs through the tools and answers exactly. Its tool
 calls (from an offline run's tool_calls.parquet) are played back by a local OpenAI-compatible
@@ -78,7 +79,10 @@ def main() -> None:
     parser.add_argument("--db", type=Path, default=ROOT / "build" / "mpcbench.duckdb")
     parser.add_argument("--instances", type=int, default=None, help="the first N of each level (default: all)")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--smoke", action="store_true", help="one instance a level: shows the script works")
     args = parser.parse_args()
+    if args.smoke:
+        args.instances = 1
     if not args.db.exists():
         subprocess.run([sys.executable, "-m", "mpcbench", "build", "--db", str(args.db)], check=True)
     with tempfile.TemporaryDirectory() as tmp:
