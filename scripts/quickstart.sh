@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: install, build the warehouse, evaluate the offline agents on
 # every level (no API key needed), run the offline MINT ablation on the first 10 instances of each
-# level, and write the report; then name the report and three commands to try next. About 4
-# minutes on 2 cores (docs/getting-started.md).
+# level, and write the report; then name the report and three commands to try next. A few
+# minutes on 2 cores (docs/performance.md has the figures).
 # On a terminal each step shows its own output; otherwise (a pipe, a log, CI) each step prints one
 # line and its output goes to build/quickstart.log.
 set -euo pipefail
