@@ -188,3 +188,15 @@ def test_the_limit_holds_calls_back():
         return most
 
     assert asyncio.run(scenario()) == 2
+
+
+def test_the_legacy_commands_take_the_same_rule_for_the_key(tmp_path, monkeypatch):
+    """`mpcbench legacy run` with a model and no key: an error for OpenAI's own endpoint; with a
+    base URL the key is no obstacle (the run stops later, on the data it has not generated)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    args = ["legacy", "run", "--task", "nadia_schedule", "--agent-model", "some-model", "--root", str(tmp_path)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1 and "$OPENAI_API_KEY is not set" in result.output, result.output
+    result = runner.invoke(app, [*args, "--base-url", "http://127.0.0.1:1/v1"])
+    assert result.exit_code == 1 and "no generated data" in result.output, result.output
