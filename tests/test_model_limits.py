@@ -170,6 +170,11 @@ def test_an_endpoint_answering_context_length_exceeded_scores_every_episode(db_p
     column = [c.strip() for c in header.split("┃")].index("context exceeded")
     rows = [[c.strip() for c in line.split("│")] for line in result.output.splitlines() if line.startswith("│")]
     assert [(row[1], row[column]) for row in rows] == [("1", "4"), ("2", "4")]  # the count, shown per level
+    report = runner.invoke(app, ["report", str(tmp_path / "run"), "--out", str(tmp_path / "report"),
+                                 "--trajectories", "none"])
+    assert report.exit_code == 0, report.output
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "| Level 1 | fake-model | 4 |" in text.split("| context exceeded |", 1)[1]  # the report's outcomes
 
 
 def test_a_rejected_tool_call_after_a_good_one_ends_the_episode_scored(db_path, tmp_path):
