@@ -8,6 +8,7 @@ submission pays more for each one as its journal grows (quadratic in the run's l
     .venv/bin/python bench/mcp_run.py                        # builds build/bench-mcp.duckdb if missing
     .venv/bin/python bench/mcp_run.py --repeat 5 --json /tmp/mcp.json
     .venv/bin/python bench/mcp_run.py --src /path/to/other/checkout   # the same run on another version
+    .venv/bin/python bench/mcp_run.py --smoke --db build/mpcbench.duckdb   # only shows it works
 
 `--src` imports mpcbench from another checkout (its `open_external_run` and `make_server`), so a
 before/after comparison runs this same script on both versions, on the same build.
@@ -43,7 +44,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=3, help="runs; the figures are their medians")
     parser.add_argument("--src", type=Path, default=ROOT, help="the checkout whose mpcbench is measured")
     parser.add_argument("--json", type=Path, help="write the figures here too")
-    return parser.parse_args()
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny run that only shows the bench works: 2 instances, once; its figures mean nothing")
+    args = parser.parse_args()
+    if args.smoke:
+        args.instances, args.repeat = 2, 1
+    return args
 
 
 async def drive(run, make_server, golds: dict) -> tuple[list[float], list[float]]:

@@ -28,3 +28,17 @@ class InfrastructureError(Exception):
 
     def __reduce__(self):
         return (type(self), (self.kind, self.message, self.attempts))
+
+
+class ModelLimitError(Exception):
+    """The endpoint refused a request for a limit of the model (`model_limits`): the conversation
+    is longer than its context (`context_exceeded`), or the server could not parse the model's
+    own output after the retries (`model_output_rejected`). The model's failure: the episode
+    ends scored, with this cause."""
+
+    def __init__(self, cause: str, message: str, attempts: int = 0):
+        super().__init__(f"{cause}: {message} (attempts={attempts})")
+        self.cause, self.message, self.attempts = cause, message, attempts
+
+    def __reduce__(self):
+        return (type(self), (self.cause, self.message, self.attempts))

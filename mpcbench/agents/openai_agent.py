@@ -36,6 +36,18 @@ class AgentOptions:
         if self.tool_choice not in TOOL_CHOICES:
             raise ValueError(f"tool_choice must be one of {', '.join(TOOL_CHOICES)}, not {self.tool_choice!r}")
 
+    def request(self, messages: list[dict], fields: dict) -> dict:
+        """The request of a reply: the conversation, the codec's fields and these options."""
+        request: dict = {"messages": messages, **fields}
+        if "tools" in fields:
+            request["tool_choice"] = self.tool_choice
+        for key, value in (("temperature", self.temperature), ("seed", self.seed), ("max_tokens", self.max_tokens)):
+            if value is not None:
+                request[key] = value
+        if "tools" in fields and self.parallel_tool_calls is not None:
+            request["parallel_tool_calls"] = self.parallel_tool_calls
+        return request
+
 
 class ChatPolicy:
     """The `openai` agent: one chat-completions request per reply (one client may serve many
@@ -47,18 +59,6 @@ class ChatPolicy:
         self.client = client
         self.options = options or AgentOptions()
 
-    def request(self, messages: list[dict], fields: dict) -> dict:
-        o = self.options
-        request: dict = {"messages": messages, **fields}
-        if "tools" in fields:
-            request["tool_choice"] = o.tool_choice
-        for key, value in (("temperature", o.temperature), ("seed", o.seed), ("max_tokens", o.max_tokens)):
-            if value is not None:
-                request[key] = value
-        if "tools" in fields and o.parallel_tool_calls is not None:
-            request["parallel_tool_calls"] = o.parallel_tool_calls
-        return request
-
     async def reply(self, view: View) -> Reply:
-        result = await self.client.complete(self.request(view.messages, view.request))
+        result = await self.client.complete(self.options.request(view.messages, view.request))
         return Reply(result.message, result.usage.get("prompt_tokens", 0), result.usage.get("completion_tokens", 0))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from ..model_limits import CONTEXT_EXCEEDED, MODEL_OUTPUT_REJECTED
 from .answers import ParsedAnswer
 
 
@@ -46,6 +47,8 @@ class EndReason(StrEnum):
     ANSWERED = "answered"               # the last turn's answer stands: right, or no turn left for feedback
     STEP_BUDGET = "step_budget"         # the steps ran out: the last submission attempt (or nothing) is the answer
     STOPPED = "stopped"                 # the outside driver closed it first (an agent that never submitted)
+    CONTEXT_EXCEEDED = CONTEXT_EXCEEDED            # a model's limit (`model_limits`): the conversation outgrew
+    MODEL_OUTPUT_REJECTED = MODEL_OUTPUT_REJECTED  # its context, or its server rejected its output; `end_detail`
     INFRASTRUCTURE = "infrastructure"   # the endpoint failed after its retries: `error` says how
     HARNESS_ERROR = "harness_error"     # our own code failed: `error` says how; the run fails
 
@@ -67,5 +70,6 @@ class AgentOutput:
     error: str | None = None             # why the episode ended unscored: "rate_limit: ...", "harness_error: ..."
     error_kind: str | None = None        # its kind: `harness_error`, an endpoint's (`rate_limit`, `feedback_timeout`)
     end: EndReason | None = None         # None while the episode goes on
+    end_detail: str | None = None        # a model's limit: what the server said ("HTTP 400: ... context ...")
     invalid_actions: int = 0             # MINT protocol: replies with neither <execute> nor <solution>
     transcript: list[dict] = field(default_factory=list)   # chat messages, for replay and reports

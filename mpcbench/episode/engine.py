@@ -37,6 +37,9 @@ How an episode ends (`contract.EndReason`, the record's `end`), and what it is c
   for feedback;
 - `step_budget`: the steps ran out; the last submission attempt (or nothing) is the answer;
 - `stopped`: a driver from outside finished it first; the same answer as `step_budget`;
+- `context_exceeded`, `model_output_rejected`: a limit of the model (`errors.ModelLimitError`:
+  the conversation outgrew its context, or its server could not parse its output); scored like
+  `step_budget`, and `end_detail` keeps what the server said (`model_limits`);
 - `infrastructure`, `error = "<kind>: ..."`: the endpoint failed after its retries
   (`errors.InfrastructureError`; `feedback_<kind>` when the feedback model's endpoint failed);
 - `harness_error`, `error = "harness_error: ..."`: our own code failed (a tool's query, a
@@ -50,7 +53,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from ..errors import InfrastructureError
+from ..errors import InfrastructureError, ModelLimitError
 from .answers import SUBMIT_TOOL_NAME, ParsedAnswer, parse_submission, parse_text_answer
 from .codecs import Action, ActionKind, Budget, Codec, codec_for
 from .contract import AgentOutput, EndReason, ToolCall
@@ -183,6 +186,9 @@ class Episode:
                 reply = await self.policy.reply(self.view())
             except InfrastructureError as e:
                 self.end(EndReason.INFRASTRUCTURE, e.kind, e.message)
+            except ModelLimitError as e:  # the model's failure: scored on the answer it had
+                self.out.end_detail = e.message
+                self.end(EndReason(e.cause))
             except Exception as e:  # noqa: BLE001 - our own code (the policy's) failed: the episode ends, as ours
                 self.fail(e)
             else:
@@ -209,6 +215,8 @@ class Episode:
                 self.end(EndReason.STEP_BUDGET)
         except InfrastructureError as e:  # the feedback model's endpoint
             self.end(EndReason.INFRASTRUCTURE, f"feedback_{e.kind}", e.message)
+        except ModelLimitError as e:  # the feedback model's limit: not the evaluated model's
+            self.end(EndReason.INFRASTRUCTURE, f"feedback_{e.cause}", e.message)
         except Exception as e:  # noqa: BLE001 - whatever our own code raised ends this episode, as ours
             self.fail(e)
         return Step(self.messages[start:], self.done)

@@ -108,7 +108,7 @@ def episode_record(*, instance_id: str, trial: int, level: int, agent: str, mode
               "prompt_tokens": output.prompt_tokens, "completion_tokens": output.completion_tokens,
               "invalid_actions": output.invalid_actions, "latency_s": round(latency_s, 4),
               "end": None if output.end is None else output.end.value, "error": output.error,
-              "error_kind": output.error_kind, "answers": answers, "tool_calls": calls,
+              "error_kind": output.error_kind, "end_detail": output.end_detail, "answers": answers, "tool_calls": calls,
               "prompt_rows": list(prompt_rows), "transcript": output.transcript}
     if traceback is not None:
         record["traceback"] = traceback

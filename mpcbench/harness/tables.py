@@ -25,6 +25,7 @@ from ..episode.record import HARNESS_ERROR, error_kind, is_harness_error
 from ..episode.toolfiles import tool_sources
 from ..grading.privacy import DISCLOSURE_COLUMNS, grade_privacy
 from ..grading.scoring import GRADER_VERSION, Grader, Scored
+from ..model_limits import CAUSES as MODEL_LIMITS
 from .config import JOURNAL, RUN_JSON
 from .cost import episode_cost
 from .journal import episodes_from_journal, read_journal, write_json
@@ -96,6 +97,11 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
         if own:
             grader.close()
     final = scored.final()
+    for rec in records:  # a model's limit ended the episode: that is its last answer's cause
+        if rec.get("end") in MODEL_LIMITS:
+            final[(rec["instance_id"], rec["trial"])].update({"failure_cause": rec["end"], "failure_source": None,
+                                                              "failure_stage": None,
+                                                              "failure_detail": (rec.get("end_detail") or "")[:300]})
     sources = tool_sources()
     level_of = {r["instance_id"]: r["level"] for r in records}
 
@@ -159,7 +165,9 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
                  "grader_version": GRADER_VERSION, "sql_sha256": sql_hash(),
                  "episodes": {"planned": planned_n, "finished": len(records),
                               "infrastructure_errors": sum(1 for r in runs if r.get("error")) - len(harness),
-                              "harness_errors": len(harness)},
+                              "harness_errors": len(harness),
+                              **{cause: sum(1 for r in runs if r.get("failure_cause") == cause)
+                                 for cause in MODEL_LIMITS}},
                  "harness_error": None if not harness else {"instance_id": harness[0]["instance_id"],
                                                             "trial": harness[0]["trial"],
                                                             "error": harness[0]["error"]},
