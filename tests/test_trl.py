@@ -85,13 +85,13 @@ def test_grpo_logged_rewards_are_the_environments_scores(db_path, tiny_model, tm
 
 
 def test_sft_trains_on_the_scripted_solvers_trajectories(tiny_model, tmp_path_factory, tmp_path):
-    train = shared_build(tmp_path_factory, (1,), 2, split="train")
+    train = shared_build(tmp_path_factory, (1, 2, 3), 8, split="train")   # test_training_envs.py's
     runner = CliRunner()
-    result = runner.invoke(app, ["trajectories", "--db", str(train), "--out", str(tmp_path / "sft")])
+    result = runner.invoke(app, ["trajectories", "--db", str(train), "--level", "1", "--out", str(tmp_path / "sft")])
     assert result.exit_code == 0, result.output
     from datasets import load_from_disk
     data = load_from_disk(str(tmp_path / "sft"))
-    assert data.num_rows == 2 and set(data.column_names) >= {"messages", "tools"}
+    assert data.num_rows == 8 and set(data.column_names) >= {"messages", "tools"}
     first = data[0]
     assert [m["role"] for m in first["messages"][:3]] == ["system", "user", "assistant"]
     assert first["messages"][-2]["tool_calls"][0]["function"]["name"] == "submit_candidates"
