@@ -163,14 +163,6 @@ def human_time(moment: dt.datetime) -> str:
     return moment.strftime("%H:%M")
 
 
-def project_name(rng: random.Random) -> str:
-    return f"{pick(rng, PROJECT_WORDS)} {pick(rng, PROJECT_KINDS)}"
-
-
-def chatter(rng: random.Random, names: list[str]) -> str:
-    return pick(rng, CHATTER).format(name=pick(rng, names), topic=pick(rng, TOPICS))
-
-
 RULE_PROSE = {
     "working_hours": (
         "Meetings under this policy sit entirely inside core hours, {start} to {end} local time: "
@@ -245,9 +237,19 @@ RULE_PROSE_MORE = {
     ),
 }
 
+# What a daily blackout is for (policies.blackout_label picks one by its time of day).
+BLACKOUT_LABELS = ("the lunch break", "morning focus time", "afternoon focus time", "focus time")
+# A room need and a tie-break rule said in words (candidates._room_words, _requirement_message).
+ROOM_WORDS = {"capacity": "at least {n} seats", "features": "with {features}", "feature_joiner": " and ",
+              "building": "in {building}", "any": "anything that fits everyone", "joiner": ", "}
+TIE_BREAK_WORDS = {"capacity": "the smallest room that fits", "room_id": "the room with the lowest room id"}
+
 POLICY_NOUNS = ("core hours", "calendar etiquette", "meeting policy", "scheduling rules",
                 "meeting norms", "calendar guidelines")
 
+HANDBOOK_TITLES = ("Meeting and Calendar Handbook (2026 edition)", "Regional Teams Addendum")
+HANDBOOK_SECTION = "This section applies only to meetings run under policy {policy_id}."
+HANDBOOK_CLOSING = "## General notes"
 HANDBOOK_FILLER = (
     "Calendars are the source of truth for availability. Keep them current, and mark personal "
     "appointments as busy rather than deleting them.",
