@@ -30,11 +30,12 @@ TEAMS = ("Platform", "Payments", "Growth", "Data", "Design", "Support", "Sales",
 TITLES = ("Software Engineer", "Senior Engineer", "Staff Engineer", "Product Manager",
           "Designer", "Data Analyst", "Engineering Manager", "Account Executive",
           "Support Lead", "Research Scientist", "Program Manager", "SRE")
+# Work titles and neutral personal blocks: a private title is a sensitive item (world/privacy.py).
 EVENT_TITLES = (
     "1:1", "Standup", "Sprint planning", "Design review", "Customer call", "Interview loop",
-    "Incident review", "Roadmap sync", "Lunch with a candidate", "Dentist", "Focus block",
+    "Incident review", "Roadmap sync", "Lunch with a candidate", "Personal time", "Focus block",
     "Vendor demo", "Quarterly review", "Pairing session", "Hiring debrief", "Board prep",
-    "Team retro", "Architecture forum", "Onboarding session", "School pickup", "Gym",
+    "Team retro", "Architecture forum", "Onboarding session", "Commute", "Gym",
     "Budget check-in", "Security training", "All-hands dry run",
 )
 PROJECT_WORDS = (
@@ -54,7 +55,7 @@ CHATTER = (
     "Morning all! Quick reminder to update {topic} before Friday.",
     "Can someone share the latest version of {topic}? The link in the doc is dead.",
     "I left a few comments on {topic}, nothing blocking.",
-    "{name}, did legal ever get back to us about {topic}?",
+    "{name}, did the vendor ever get back to us about {topic}?",
     "Thanks everyone for the quick turnaround yesterday 🙏",
     "Heads up: I'm moving {topic} into the shared drive so it stops getting lost.",
     "+1 to what {name} said.",
@@ -93,8 +94,9 @@ OOO_TEXT = (
     "{name} asked me to pass on that they're away {when} ({reason}). {tag}",
     "Don't count on {name} {when}, they're out for {reason}. {tag}",
 )
-OOO_REASONS = ("doctor's appointment", "conference travel", "a family thing", "moving house",
-               "a training course", "parental leave day", "jury duty")
+# Worded neutrally: a private reason is a sensitive item (world/privacy.py), never a plain reason.
+OOO_REASONS = ("a personal appointment", "conference travel", "a personal matter", "moving house",
+               "a training course", "a day off", "an errand")
 DEADLINE_TEXT = (
     "Whatever we pick has to be wrapped up by {end_by}, the client reads the summary right after. {tag}",
     "Hard stop: the meeting must be over by {end_by} so we can ship the notes. {tag}",
