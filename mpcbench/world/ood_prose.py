@@ -37,15 +37,15 @@ OOO_TEXT_MORE = (
     "Mind that {name} is off {when} ({reason}). {tag}",
     "During {when}, {name} can't attend anything: {reason}. {tag}",
 )
-OOO_REASONS = ("a medical visit", "an industry summit", "a personal errand", "a house move",
-               "a certification workshop", "a childcare day", "civic duty")
+OOO_REASONS = ("a private commitment", "an industry summit", "some time off", "a house move",
+               "a certification workshop", "a leave day", "an outside commitment")
 DEADLINE_TEXT = (
     "Our cut-off is {end_by}; the stakeholders get the recap straight after. {tag}",
     "By {end_by} the discussion must have concluded, since the memo ships then. {tag}",
     "Ops has asked that we conclude before {end_by}, when procurement locks the order. {tag}",
     "Nothing useful comes from a session ending after {end_by}. {tag}",
     "Absolute end point: {end_by}, after which the report is printed. {tag}",
-    "Timing constraint from legal: wrap everything up by {end_by}. {tag}",
+    "Timing constraint from finance: wrap everything up by {end_by}. {tag}",
 )
 DEADLINE_TEXT_MORE = (
     "Aim to close the meeting by {end_by}, because the steering group reads the outcome then. {tag}",

@@ -28,9 +28,9 @@ TITLES = ("Backend Developer", "Principal Developer", "Tech Lead", "Product Owne
           "Applied Scientist", "Portfolio Manager", "Platform Operator")
 EVENT_TITLES = (
     "Check-in with mentor", "Daily huddle", "Iteration kickoff", "Spec walkthrough", "Client briefing",
-    "Candidate panel", "Postmortem", "Strategy alignment", "Coffee with a candidate", "Eye exam",
+    "Candidate panel", "Postmortem", "Strategy alignment", "Coffee with a candidate", "Away from desk",
     "Heads-down time", "Supplier pitch", "Half-year review", "Mob programming", "Panel wrap-up",
-    "Investor prep", "Sprint retrospective", "Tech council", "New-joiner walkthrough", "Nursery run",
+    "Investor prep", "Sprint retrospective", "Tech council", "New-joiner walkthrough", "Travel time",
     "Swim session", "Spend review", "Compliance course", "Town hall rehearsal",
 )
 PROJECT_WORDS = (

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from . import ood_prose, ood_words, prose, prose_level4
+from . import ood_privacy, ood_prose, ood_words, privacy_words, prose, prose_level4
 
 SIDES = ("public", "ood")
 
@@ -59,6 +59,12 @@ def _pools() -> dict[str, Pool]:
         "revision": Pool(prose.REVISION_TEXT, ood_prose.REVISION_TEXT),
         "owner": Pool(prose.OWNER_TEXT + prose_level4.OWNER_TEXT_MORE, ood_prose.OWNER_TEXT),
         "blackout_labels": Pool(prose.BLACKOUT_LABELS, ood_prose.BLACKOUT_LABELS),
+        "private_title_prefixes": Pool(privacy_words.TITLE_PREFIXES, ood_privacy.TITLE_PREFIXES),
+        "private_messages": Pool(privacy_words.MESSAGE_TEXT, ood_privacy.MESSAGE_TEXT),
+        # privacy_words.phrase reads the detail templates and name syllables by side (privacy_words.POOLS)
+        "sensitive_templates": Pool(*(tuple(text for _, text in pools[0]) for pools in privacy_words.POOLS.values())),
+        **{f"name_syllables:{part}": Pool(privacy_words.POOLS["public"][i], privacy_words.POOLS["ood"][i])
+           for i, part in enumerate(("onsets", "inner", "middles", "endings"), start=1)},
     }
     # The facts said in threads and handbooks: `<kind>` at levels 2-3 (with a tag), `<kind>/l4`
     # at level 4 (prose only, at least ten phrasings).
