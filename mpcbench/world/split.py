@@ -26,6 +26,7 @@ from .config import WorldConfig
 
 SPLITS = ("dev", "train", "test", "ood")
 PRIVATE_SPLITS = ("test", "ood")
+PUBLIC_WORDING_SPLITS = ("dev", "train", "test")   # the splits written from the public text pools
 SECRET_ENV = "MPCBENCH_SECRET_SEED"
 
 
