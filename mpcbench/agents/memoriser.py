@@ -1,0 +1,278 @@
+"""The phrasing memoriser (issue 32): an offline agent that reads level 4's prose with extractors
+learned from a train build, to measure what a score owes to knowing the public phrasings.
+
+    memory = fit(train_con)              # learned from the train build's text and label tables
+    found = scripted.plan(env, MemorisedFacts(env, memory))
+
+`fit` aligns every message that carries a tag, and every handbook paragraph of a policy, with
+the facts the build's label tables (message_tags, policy_rules) hold for it, and learns, per
+sentence skeleton (`dataset.skeletons`), which of the text's atoms (dates, times, numbers, ids,
+capitalised words) give each fact: a recipe kept only if every training text of that skeleton
+agrees with it. Nothing is read from the generator's templates. At level 4 the agent is the
+scripted solver with `MemorisedFacts` in place of the hidden facts: a message or paragraph
+whose skeleton it has seen yields its facts, any other yields none. Levels 1-3 state their facts
+as tags and in structured tools, which it reads as the scripted solver does.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass, field
+
+import duckdb
+
+from ..dataset.skeletons import sentences
+from ..episode.environment import Environment
+from ..warehouse import db
+from . import scripted
+
+ATOM = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|[A-Z]+-[A-Z0-9]+|\d+|[A-Z][\w'-]*")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+Slots = list[list[str]]
+# A recipe reads a fact from the slots (the atoms of each run of masked tokens): ("int"|"str", s, i),
+# ("pair", s, i) two atoms as a name, ("dt", s, i, t, j) a date and a time, ("day", s, i, days) a
+# day's midnight, ("all"|"pairs", s, e) the atoms of slots s..e (as names, paired), ("const", json).
+Recipe = tuple
+
+
+def analyse(text: str) -> tuple[str, Slots]:
+    """A text's key and slots: its tokens (tags left out) with every token that holds an atom
+    masked and each run of masked tokens one `#`; the atoms of each run."""
+    words, slots = [], []
+    for token in " ".join(sentences(text)).split():
+        found = ATOM.findall(token)
+        if not found:
+            words.append(token)
+        elif words and words[-1] == "#":
+            slots[-1].extend(found)
+        else:
+            words.append("#")
+            slots.append(found)
+    return " ".join(words), slots
+
+
+def _places(slots: Slots):
+    return [(s, i, atom) for s, run in enumerate(slots) for i, atom in enumerate(run)]
+
+
+def _recipes(value, slots: Slots) -> set[Recipe]:
+    """Every way the slots give `value`, the constant included."""
+    out: set[Recipe] = {("const", json.dumps(value))}
+    places = _places(slots)
+    if isinstance(value, list):
+        for s in range(len(slots)):
+            for e in range(s, len(slots)):
+                run = [a for r in slots[s:e + 1] for a in r]
+                out |= {("all", s, e)} if run == value else set()
+                out |= {("pairs", s, e)} if [f"{a} {b}" for a, b in zip(run[::2], run[1::2])] == value else set()
+        return out
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return out
+    text = str(value)
+    out |= {("int" if isinstance(value, int) else "str", s, i) for s, i, a in places if a == text}
+    if isinstance(value, int):
+        return out
+    out |= {("pair", s, i) for s, i, a in places if i + 1 < len(slots[s]) and f"{a} {slots[s][i + 1]}" == value}
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", value):
+        day, clock = value.split("T")
+        dates = [(s, i, a) for s, i, a in places if _DATE.fullmatch(a)]
+        out |= {("dt", s, i, t, j) for s, i, a in dates if a == day for t, j, b in places if b == clock}
+        if clock == "00:00":
+            for s, i, a in dates:
+                days = (dt.date.fromisoformat(day) - dt.date.fromisoformat(a)).days
+                out |= {("day", s, i, days)} if 0 <= days <= 1 else set()
+    return out
+
+
+def _apply(recipe: Recipe, slots: Slots):
+    kind, *args = recipe
+    if kind == "const":
+        return json.loads(args[0])
+    if kind in ("all", "pairs"):
+        run = [a for r in slots[args[0]:args[1] + 1] for a in r]
+        return run if kind == "all" else [f"{a} {b}" for a, b in zip(run[::2], run[1::2])]
+    atom = slots[args[0]][args[1]]
+    if kind == "int":
+        return int(atom)
+    if kind == "str":
+        return atom
+    if kind == "pair":
+        return f"{atom} {slots[args[0]][args[1] + 1]}"
+    if kind == "dt":
+        return f"{atom}T{slots[args[2]][args[3]]}"
+    return f"{dt.date.fromisoformat(atom) + dt.timedelta(days=args[2])}T00:00"
+
+
+def _candidates(params: dict, slots: Slots) -> dict[str, set[Recipe]]:
+    return {name: _recipes(value, slots) for name, value in params.items()}
+
+
+def _derived(options: set[Recipe]) -> bool:
+    """Whether a param's options hold a recipe read from the text (not a constant)."""
+    return any(r[0] != "const" for r in options)
+
+
+@dataclass
+class Extractor:
+    """What one key says: the fact kind and each param's recipes that every text of it agrees with."""
+    kind: str
+    shape: tuple[int, ...]          # atoms per slot
+    params: dict[str, set[Recipe]]
+
+    def agree(self, kind: str, slots: Slots, params: dict) -> bool:
+        if kind != self.kind or set(params) != set(self.params):
+            return False
+        for name, options in _candidates(params, slots).items():
+            self.params[name] &= options
+        return all(self.params.values())
+
+    def read(self, slots: Slots) -> tuple[str, dict] | None:
+        try:
+            return self.kind, {name: _apply(min(options, key=lambda r: (r[0] == "const", repr(r))), slots)
+                               for name, options in self.params.items()}
+        except (IndexError, ValueError):
+            return None
+
+
+@dataclass
+class Memory:
+    """Key -> extractor, for thread messages and for handbook paragraphs."""
+    messages: dict[str, Extractor] = field(default_factory=dict)
+    rules: dict[str, Extractor] = field(default_factory=dict)
+    dropped: set[str] = field(default_factory=set)
+
+    def learn(self, table: dict[str, Extractor], text: str, kind: str, params: dict) -> None:
+        key, slots = analyse(text)
+        if key in self.dropped:
+            return
+        if key not in table:
+            table[key] = Extractor(kind, tuple(map(len, slots)), _candidates(params, slots))
+        if not table[key].agree(kind, slots, params):
+            del table[key]
+            self.dropped.add(key)
+
+    def read(self, table: dict[str, Extractor], text: str) -> tuple[str, dict] | None:
+        key, slots = analyse(text)
+        return table[key].read(slots) if key in table else None
+
+
+def _policy_sections(text: str) -> dict[str, list[str]]:
+    """{policy id: the paragraphs of its section} of a handbook."""
+    found = {}
+    for section in text.split("\n## ")[1:]:
+        head, _, body = section.partition("\n")
+        if m := re.match(r"Policy (\S+):", head):
+            found[m.group(1)] = [p.strip() for p in body.split("\n\n") if p.strip()]
+    return found
+
+
+def fit(con: duckdb.DuckDBPyConnection) -> Memory:
+    """Learn the extractors from a build's messages and handbooks aligned with its label tables."""
+    memory = Memory()
+    tagged = con.execute("""
+        select m.text, any_value(t.tag_type), any_value(t.params) from messages m
+        join message_tags t using (world_id, message_id) group by m.world_id, m.message_id, m.text
+        having count(*) = 1 order by m.world_id, m.message_id""").fetchall()
+    for text, kind, params in tagged:
+        memory.learn(memory.messages, text, kind, json.loads(params))
+    rules: dict[tuple[str, str], list[tuple[str, dict]]] = {}
+    for world_id, policy_id, kind, params in con.execute(
+            "select world_id, policy_id, rule_type, params from policy_rules order by all").fetchall():
+        rules.setdefault((world_id, policy_id), []).append((kind, json.loads(params)))
+    for world_id, text in con.execute("select world_id, text from policy_docs order by all").fetchall():
+        for policy_id, paragraphs in _policy_sections(text).items():
+            for paragraph in paragraphs:
+                slots = analyse(paragraph)[1]
+                fits = [(k, p) for k, p in rules.get((world_id, policy_id), [])
+                        if all(_derived(o) for o in _candidates(p, slots).values())]
+                if len(fits) == 1:
+                    memory.learn(memory.rules, paragraph, *fits[0])
+    return memory
+
+
+def fit_from(path) -> Memory:
+    """`fit` on the build at `path` (a DuckDB file or a `build --out` directory)."""
+    con = db.open_existing(path)
+    try:
+        return fit(con)
+    finally:
+        con.close()
+
+
+# --- reading the text the tools showed (also tests/prose_agent.py's) --------------------------
+
+_HEAD = re.compile(r"^\[\w{3} \d{4}-\d{2}-\d{2} \d{2}:\d{2}\] .+ \(([^()\s]+)\)$")
+
+
+def thread_texts(trace) -> dict[str, str]:
+    """message_id -> text of every message the trace has read (read_thread pages)."""
+    texts: dict[str, str] = {}
+    for call in trace:
+        if call.tool != "read_thread" or call.error:
+            continue
+        current = None
+        for line in call.result.splitlines():
+            if m := _HEAD.match(line):
+                current = m.group(1)
+                texts[current] = ""
+            elif line.startswith("  ") and current:
+                texts[current] += line[2:]
+    return texts
+
+
+def policy_paragraphs(env, policy_id: str) -> list[str]:
+    """The paragraphs of the policy's section of the handbooks, read through the tools."""
+    pages = []
+    for doc in json.loads(env.call("search_policy_docs", {"query": policy_id}))["documents"]:
+        page = 1
+        while True:
+            text = env.call("read_policy_doc", {"doc_id": doc["doc_id"], "page": page})
+            if text.startswith("error:"):
+                break
+            lines = text.splitlines()[1:]   # the page header, then the text, then a trailer in brackets
+            pages.append("\n".join(line for line in lines if not (line.startswith("[") and line.endswith("]"))))
+            page += 1
+    return _policy_sections("\n" + "\n".join(pages)).get(policy_id, [])
+
+
+class MemorisedFacts:
+    """Level 4's facts read from the text the episode has shown, by the memorised extractors."""
+
+    def __init__(self, env: Environment, memory: Memory):
+        self.env, self.memory = env, memory
+
+    def message_tags(self, message_ids: list[str]) -> dict[str, list[tuple[str, dict]]]:
+        texts = thread_texts(self.env.trace)
+        found = {}
+        for message_id in message_ids:
+            read = self.memory.read(self.memory.messages, texts.get(message_id, ""))
+            if read:
+                found[message_id] = [read]
+        return found
+
+    def policy_rules(self, policy_id: str) -> dict[str, dict]:
+        rules = {}
+        for paragraph in policy_paragraphs(self.env, policy_id):
+            read = self.memory.read(self.memory.rules, paragraph)
+            if read:
+                rules[read[0]] = read[1]
+        return rules
+
+
+class MemoriserAgent:
+    """The scripted solver reading level 4's prose with a Memory (`fit`) instead of the hidden facts."""
+
+    name = "memoriser"
+
+    def __init__(self, memory: Memory):
+        self.memory = memory
+
+    def submission(self, env: Environment, feedback: str | None, hidden: scripted.Hidden | None) -> dict:
+        if feedback is None:
+            try:
+                self.found = scripted.plan(env, MemorisedFacts(env, self.memory))
+            except (ValueError, KeyError, TypeError, scripted.ToolFailed):
+                self.found = []   # it could not read what it needed: it answers nothing
+        return scripted.submission(env.level, self.found)
