@@ -16,10 +16,10 @@ states every fact. Everything else is the scripted solver, unchanged.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 import string
 
+from mpcbench.agents.memoriser import policy_paragraphs, thread_texts
 from mpcbench.world import prose
 from mpcbench.world.wording import FAMILIES
 
@@ -132,24 +132,8 @@ class RegexFacts:
     def call(self, name, arguments=None, *, turn=1):
         return self.inner.call(name, arguments, turn=turn)
 
-    def _messages(self) -> dict[str, str]:
-        """message_id -> text of every message the trace has read (read_thread pages)."""
-        texts: dict[str, str] = {}
-        head = re.compile(r"^\[\w{3} \d{4}-\d{2}-\d{2} \d{2}:\d{2}\] .+ \(([^()\s]+)\)$")
-        for call in self.trace:
-            if call.tool != "read_thread" or call.error:
-                continue
-            current = None
-            for line in call.result.splitlines():
-                if m := head.match(line):
-                    current = m.group(1)
-                    texts[current] = ""
-                elif line.startswith("  ") and current:
-                    texts[current] += line[2:]
-        return texts
-
     def message_tags(self, message_ids):
-        texts = self._messages()
+        texts = thread_texts(self.trace)
         found = {}
         for message_id in message_ids:
             for kind, pattern in self.facts:
@@ -163,19 +147,8 @@ class RegexFacts:
         return found
 
     def policy_rules(self, policy_id):
-        pages = []
-        for doc in json.loads(self.call("search_policy_docs", {"query": policy_id}))["documents"]:
-            page = 1
-            while True:
-                text = self.call("read_policy_doc", {"doc_id": doc["doc_id"], "page": page})
-                if text.startswith("error:"):
-                    break
-                lines = text.splitlines()[1:]   # the page header, then the text, then a trailer in brackets
-                pages.append("\n".join(line for line in lines if not (line.startswith("[") and line.endswith("]"))))
-                page += 1
-        section = "\n".join(pages).split(f"## Policy {policy_id}:", 1)[-1].split("\n## ", 1)[0]
         rules = {}
-        for paragraph in section.split("\n\n"):
+        for paragraph in policy_paragraphs(self.inner, policy_id):
             for kind, pattern in self.rules:
                 if m := pattern.match(paragraph.strip()):
                     rules[kind] = _rule(kind, m)

@@ -9,6 +9,7 @@ solver stays exact, it exports and imports like any build, and `mpcbench overlap
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import duckdb
@@ -19,6 +20,7 @@ import reference_oracle as ref
 from evalkit import shared_build, tiny_db
 from oracle_harness import keys, sql_answers, sql_candidates
 from mpcbench.agents import scripted
+from mpcbench.agents.memoriser import Memory, MemoriserAgent, fit_from
 from mpcbench.cli import app
 from mpcbench.dataset import rows
 from mpcbench.dataset.export import export_dataset
@@ -151,3 +153,38 @@ def test_overlap_reports_skeletons_and_refuses_a_public_build_in_ood_words(ood, 
     con.close()
     result = runner.invoke(app, ["overlap", str(dev), str(disguised)])
     assert result.exit_code == 1 and "match the ood pools" in result.output
+
+
+def _memorised_f1(con, memory) -> float:
+    ids = [i for (i,) in con.execute("select instance_id from instances where level = 4 order by position").fetchall()]
+    gold = gold_keys(con, ids)
+    f1s = []
+    for instance_id in ids:
+        with Environment(con, instance_id) as env:
+            agent = MemoriserAgent(memory)
+            agent.submission(env, None, None)
+        f1s.append(score_keys([(s.strftime("%Y-%m-%dT%H:%M"), room) for s, room in agent.found], gold[instance_id]).f1)
+    return sum(f1s) / len(f1s)
+
+
+def test_the_memoriser_reads_the_wording_it_learned_and_not_the_ood_one(paths, ood):
+    """Fitted on the test build (public wording), the memoriser reads the facts of every
+    level-4 message of it and solves it; the ood build has the same facts in other words, and
+    it reads none of them. Fitted on nothing, it reads nothing anywhere."""
+    memory = fit_from([paths["test"]])
+    test = db.connect(paths["test"], read_only=True)
+    try:
+        for con, least, most in ((test, 1.0, 1.0), (ood, 0.0, 0.0)):
+            said = con.execute("select m.text, t.tag_type, t.params from messages m join message_tags t "
+                               "using (world_id, message_id) join worlds w using (world_id) where w.level = 4").fetchall()
+            read = [memory.read(memory.messages, text) == (kind, json.loads(params)) for text, kind, params in said]
+            assert least <= sum(read) / len(read) <= most and len(read) > 30
+            assert least <= _memorised_f1(con, memory) <= most
+        assert Memory().read(Memory().messages, said[0][0]) is None
+    finally:
+        test.close()
+
+
+def test_eval_runs_the_memoriser_only_with_a_train_build(tmp_path):
+    result = CliRunner().invoke(app, ["eval", "--agent", "memoriser", "--db", str(tmp_path / "x.duckdb")])
+    assert result.exit_code != 0 and "--train-db" in result.output

@@ -37,20 +37,35 @@ Slots = list[list[str]]
 Recipe = tuple
 
 
+def _kind(atom: str) -> str:
+    return "D" if _DATE.fullmatch(atom) else "T" if ":" in atom else "N" if atom.isdigit() else "W"
+
+
 def analyse(text: str) -> tuple[str, Slots]:
     """A text's key and slots: its tokens (tags left out) with every token that holds an atom
-    masked and each run of masked tokens one `#`; the atoms of each run."""
-    words, slots = [], []
+    masked and each run of masked tokens one mark, and the atoms of each run. The mark gives
+    the kinds of the run's atoms in order, repeats as one (`<WDT>`: words, a date, times), so a
+    list of any length is one mark and a day is told from a span of it."""
+    words: list[str | None] = []
+    slots: Slots = []
     for token in " ".join(sentences(text)).split():
         found = ATOM.findall(token)
         if not found:
             words.append(token)
-        elif words and words[-1] == "#":
-            slots[-1].extend(found)
-        else:
-            words.append("#")
-            slots.append(found)
-    return " ".join(words), slots
+            continue
+        if not (slots and words[-1] is None):
+            words.append(None)
+            slots.append([])
+        slots[-1].extend(found)
+    marks = iter(slots)
+    key = []
+    for word in words:
+        if word is not None:
+            key.append(word)
+            continue
+        kinds = [_kind(a) for a in next(marks)]
+        key.append("<" + "".join(k for i, k in enumerate(kinds) if i == 0 or kinds[i - 1] != k) + ">")
+    return " ".join(key), slots
 
 
 def _places(slots: Slots):
@@ -118,15 +133,20 @@ def _derived(options: set[Recipe]) -> bool:
 class Extractor:
     """What one key says: the fact kind and each param's recipes that every text of it agrees with."""
     kind: str
-    shape: tuple[int, ...]          # atoms per slot
     params: dict[str, set[Recipe]]
+    seen: int = 0
 
     def agree(self, kind: str, slots: Slots, params: dict) -> bool:
-        if kind != self.kind or set(params) != set(self.params):
+        if kind != self.kind:
             return False
         for name, options in _candidates(params, slots).items():
             self.params[name] &= options
+        self.seen += 1
         return all(self.params.values())
+
+    def guessed(self) -> int:
+        """How many params it can only give as a constant (a value the text does not hold)."""
+        return sum(not _derived(options) for options in self.params.values())
 
     def read(self, slots: Slots) -> tuple[str, dict] | None:
         try:
@@ -136,26 +156,35 @@ class Extractor:
             return None
 
 
+Table = dict[str, dict[tuple[str, ...], Extractor]]
+
+
 @dataclass
 class Memory:
-    """Key -> extractor, for thread messages and for handbook paragraphs."""
-    messages: dict[str, Extractor] = field(default_factory=dict)
-    rules: dict[str, Extractor] = field(default_factory=dict)
-    dropped: set[str] = field(default_factory=set)
+    """Key -> extractors (one per set of param names: a level-2 absence names a person id, a
+    level-3 one a name), for thread messages and for handbook paragraphs."""
+    messages: Table = field(default_factory=dict)
+    rules: Table = field(default_factory=dict)
+    dropped: set[tuple[str, tuple[str, ...]]] = field(default_factory=set)
 
-    def learn(self, table: dict[str, Extractor], text: str, kind: str, params: dict) -> None:
+    def learn(self, table: Table, text: str, kind: str, params: dict) -> None:
         key, slots = analyse(text)
-        if key in self.dropped:
+        names = tuple(sorted(params))
+        if (key, names) in self.dropped:
             return
-        if key not in table:
-            table[key] = Extractor(kind, tuple(map(len, slots)), _candidates(params, slots))
-        if not table[key].agree(kind, slots, params):
-            del table[key]
-            self.dropped.add(key)
+        extractors = table.setdefault(key, {})
+        if names not in extractors:
+            extractors[names] = Extractor(kind, _candidates(params, slots))
+        if not extractors[names].agree(kind, slots, params):
+            del extractors[names]
+            self.dropped.add((key, names))
 
-    def read(self, table: dict[str, Extractor], text: str) -> tuple[str, dict] | None:
+    def read(self, table: Table, text: str) -> tuple[str, dict] | None:
+        """The fact a text states, by the extractor of its key that guesses least (then the most
+        seen); None for a key never learned."""
         key, slots = analyse(text)
-        return table[key].read(slots) if key in table else None
+        extractors = sorted(table.get(key, {}).values(), key=lambda e: (e.guessed(), -e.seen))
+        return extractors[0].read(slots) if extractors else None
 
 
 def _policy_sections(text: str) -> dict[str, list[str]]:
@@ -168,9 +197,10 @@ def _policy_sections(text: str) -> dict[str, list[str]]:
     return found
 
 
-def fit(con: duckdb.DuckDBPyConnection) -> Memory:
-    """Learn the extractors from a build's messages and handbooks aligned with its label tables."""
-    memory = Memory()
+def fit(con: duckdb.DuckDBPyConnection, memory: Memory | None = None) -> Memory:
+    """Learn the extractors from a build's messages and handbooks aligned with its label tables
+    (into `memory`, to learn from several builds)."""
+    memory = memory or Memory()
     tagged = con.execute("""
         select m.text, any_value(t.tag_type), any_value(t.params) from messages m
         join message_tags t using (world_id, message_id) group by m.world_id, m.message_id, m.text
@@ -192,13 +222,16 @@ def fit(con: duckdb.DuckDBPyConnection) -> Memory:
     return memory
 
 
-def fit_from(path) -> Memory:
-    """`fit` on the build at `path` (a DuckDB file or a `build --out` directory)."""
-    con = db.open_existing(path)
-    try:
-        return fit(con)
-    finally:
-        con.close()
+def fit_from(paths) -> Memory:
+    """`fit` on the builds at `paths` (DuckDB files or `build --out` directories), in order."""
+    memory = Memory()
+    for path in paths:
+        con = db.open_existing(path)
+        try:
+            fit(con, memory)
+        finally:
+            con.close()
+    return memory
 
 
 # --- reading the text the tools showed (also tests/prose_agent.py's) --------------------------
