@@ -62,13 +62,17 @@ def _pools() -> dict[str, Pool]:
         "private_title_prefixes": Pool(privacy_words.TITLE_PREFIXES, ood_privacy.TITLE_PREFIXES),
         "private_messages": Pool(privacy_words.MESSAGE_TEXT, ood_privacy.MESSAGE_TEXT),
         # privacy_words.phrase reads the detail templates and name syllables by side (privacy_words.POOLS)
-        "sensitive_templates": Pool(*(tuple(text for _, text in pools[0]) for pools in privacy_words.POOLS.values())),
-        **{f"name_syllables:{part}": Pool(privacy_words.POOLS["public"][i], privacy_words.POOLS["ood"][i])
-           for i, part in enumerate(("onsets", "inner", "middles", "endings"), start=1)},
+        "sensitive_templates": Pool(tuple(text for _, text in privacy_words.TEMPLATES),
+                                    tuple(text for _, text in ood_privacy.TEMPLATES)),
+        **{f"name_syllables:{part}": Pool(public, ood) for part, public, ood in (
+            ("onsets", privacy_words.ONSETS, ood_privacy.ONSETS), ("inner", privacy_words.INNER, ood_privacy.INNER),
+            ("middles", privacy_words.MIDDLES, ood_privacy.MIDDLES),
+            ("endings", privacy_words.ENDINGS, ood_privacy.ENDINGS))},
     }
     # The facts said in threads and handbooks: `<kind>` at levels 2-3 (with a tag), `<kind>/l4`
     # at level 4 (prose only, at least ten phrasings).
-    facts = {"ban": (prose.BAN_TEXT, prose_level4.BAN_TEXT_MORE, ood_prose.BAN_TEXT, ood_prose.BAN_TEXT_MORE),
+    Sides = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+    facts: dict[str, Sides] = {"ban": (prose.BAN_TEXT, prose_level4.BAN_TEXT_MORE, ood_prose.BAN_TEXT, ood_prose.BAN_TEXT_MORE),
              "ooo": (prose.OOO_TEXT, prose_level4.OOO_TEXT_MORE, ood_prose.OOO_TEXT, ood_prose.OOO_TEXT_MORE),
              "deadline": (prose.DEADLINE_TEXT, prose_level4.DEADLINE_TEXT_MORE, ood_prose.DEADLINE_TEXT,
                           ood_prose.DEADLINE_TEXT_MORE)}
