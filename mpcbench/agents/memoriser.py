@@ -28,12 +28,13 @@ from ..episode.environment import Environment
 from ..warehouse import db
 from . import scripted
 
-ATOM = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|[A-Z]+-[A-Z0-9]+|\d+|[A-Z][\w'-]*")
+ATOM = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|[A-Z]+-[A-Z0-9]+|\d+|[A-Z][\w-]*")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 Slots = list[list[str]]
 # A recipe reads a fact from the slots (the atoms of each run of masked tokens): ("int"|"str", s, i),
 # ("pair", s, i) two atoms as a name, ("dt", s, i, t, j) a date and a time, ("day", s, i, days) a
-# day's midnight, ("all"|"pairs", s, e) the atoms of slots s..e (as names, paired), ("const", json).
+# day's midnight, ("all"|"pairs", s, e, k) the atoms of slots s..e from the k-th on (as names,
+# paired), ("const", json).
 Recipe = tuple
 
 
@@ -72,6 +73,11 @@ def _places(slots: Slots):
     return [(s, i, atom) for s, run in enumerate(slots) for i, atom in enumerate(run)]
 
 
+def _paired(run: list[str]) -> list[str] | None:
+    """Atoms two by two as names ("Ana", "Lima", ... -> "Ana Lima", ...); None for an odd count."""
+    return [f"{a} {b}" for a, b in zip(run[::2], run[1::2])] if len(run) % 2 == 0 else None
+
+
 def _recipes(value, slots: Slots) -> set[Recipe]:
     """Every way the slots give `value`, the constant included."""
     out: set[Recipe] = {("const", json.dumps(value))}
@@ -79,9 +85,10 @@ def _recipes(value, slots: Slots) -> set[Recipe]:
     if isinstance(value, list):
         for s in range(len(slots)):
             for e in range(s, len(slots)):
-                run = [a for r in slots[s:e + 1] for a in r]
-                out |= {("all", s, e)} if run == value else set()
-                out |= {("pairs", s, e)} if [f"{a} {b}" for a, b in zip(run[::2], run[1::2])] == value else set()
+                for k in (0, 1):   # a list may follow a capitalised first word in its run
+                    run = [a for r in slots[s:e + 1] for a in r][k:]
+                    out |= {("all", s, e, k)} if run == value else set()
+                    out |= {("pairs", s, e, k)} if _paired(run) == value else set()
         return out
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         return out
@@ -106,8 +113,8 @@ def _apply(recipe: Recipe, slots: Slots):
     if kind == "const":
         return json.loads(args[0])
     if kind in ("all", "pairs"):
-        run = [a for r in slots[args[0]:args[1] + 1] for a in r]
-        return run if kind == "all" else [f"{a} {b}" for a, b in zip(run[::2], run[1::2])]
+        run = [a for r in slots[args[0]:args[1] + 1] for a in r][args[2]:]
+        return run if kind == "all" else _paired(run)
     atom = slots[args[0]][args[1]]
     if kind == "int":
         return int(atom)
