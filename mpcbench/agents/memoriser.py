@@ -1,17 +1,19 @@
 """The phrasing memoriser (issue 32): an offline agent that reads level 4's prose with extractors
-learned from a train build, to measure what a score owes to knowing the public phrasings.
+learned from train builds, to measure what a score owes to knowing the public phrasings.
 
-    memory = fit(train_con)              # learned from the train build's text and label tables
+    memory = fit_from(["build/train.duckdb"])     # learned from the builds' text and label tables
     found = scripted.plan(env, MemorisedFacts(env, memory))
+    mpcbench eval --agent memoriser --train-db build/train.duckdb --db /secret/ood.duckdb
 
-`fit` aligns every message that carries a tag, and every handbook paragraph of a policy, with
-the facts the build's label tables (message_tags, policy_rules) hold for it, and learns, per
-sentence skeleton (`dataset.skeletons`), which of the text's atoms (dates, times, numbers, ids,
-capitalised words) give each fact: a recipe kept only if every training text of that skeleton
-agrees with it. Nothing is read from the generator's templates. At level 4 the agent is the
-scripted solver with `MemorisedFacts` in place of the hidden facts: a message or paragraph
-whose skeleton it has seen yields its facts, any other yields none. Levels 1-3 state their facts
-as tags and in structured tools, which it reads as the scripted solver does.
+`fit` aligns every message that carries a tag, and every handbook paragraph of a policy, with the
+facts the build's label tables (message_tags, policy_rules) hold for it, and learns, per key (the
+text's skeleton: every token holding a fact atom masked, each run of them one mark naming the
+atoms' kinds, `analyse`), which atoms (dates, times, numbers, ids, capitalised words) give each
+fact: a recipe is kept only if every training text of that key agrees with it. Nothing is read
+from the generator's templates. At level 4 the agent is the scripted solver with
+`MemorisedFacts` in place of the hidden facts: a text whose key it has learned yields its facts,
+any other none. Levels 1-3 state their facts as tags and in structured tools, which it reads as
+the scripted solver does.
 """
 
 from __future__ import annotations
