@@ -46,7 +46,7 @@ RUNS_SCHEMA = {
     "prompt_tokens": I, "completion_tokens": I, "cost_usd": F, "latency_s": F, "error": S, "error_kind": S,
     "protocol": S, "code_tool_calls": I, "cells": I, "invalid_actions": I,
     "rows_read": I, "over_read_rows": I, "sensitive_read_beyond_need": I, "note_covers_answer": B, "disclosed": I,
-    "disclosed_category": I,
+    "disclosed_verbatim": I, "disclosed_category": I,
 }
 CANDIDATES_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "position": I, "start": S, "room_id": S,
@@ -68,7 +68,8 @@ FAILURES_SCHEMA = {
     "constraint_kind": S, "constraint_id": S, "source_table": S, "source_row_id": S, "stage": S,
     "n_candidates": I, "positions": pl.List(pl.Int64),
 }
-DISCLOSURES_SCHEMA = {"run_id": S, "instance_id": S, "level": I, "trial": I, **{k: S for k in DISCLOSURE_COLUMNS}}
+DISCLOSURES_SCHEMA = {"run_id": S, "instance_id": S, "level": I, "trial": I,
+                      **{k: B if k == "is_verbatim" else S for k in DISCLOSURE_COLUMNS}}
 
 
 def _frame(rows: list[dict], schema: dict) -> pl.DataFrame:

@@ -165,8 +165,11 @@ def _answer_html(answer: dict, candidates: list[dict], failures: list[dict], dis
     if not answer.get("parse_ok"):
         out.append(f"<p class='bad'>Not read: {_e(answer.get('error') or 'no answer')}</p>")
     if answer.get("note") is not None:
-        out.append(f"<div class='note'>Note to the participants (each phrase it discloses marked):</div>"
+        out.append(f"<div class='note'>Note to the participants (each phrase it quotes marked):</div>"
                    f"<pre>{_marked(answer['note'], disclosed)}</pre>")
+        if disclosed:   # the component detector's finds, quoted or not (docs/privacy.md)
+            out.append("<div class='note'>It discloses: "
+                       + "; ".join(f"<span class='bad'>{_e(p)}</span>" for p in disclosed) + "</div>")
     if answer.get("raw"):
         out.append(f"<details><summary>as written ({answer.get('path') or '?'})</summary>"
                    f"<pre>{_e(answer['raw'])}</pre></details>")

@@ -62,6 +62,23 @@ create temp table grading_rows_read (
     row_id varchar not null
 );
 
+-- What the final answer's note discloses, by the detectors of mpcbench/grading/leaks.py: one row
+-- per (episode, sensitive item of the instance's world) the component detector finds in the note,
+-- the requester's own items included (grading_disclosures leaves them out).
+create temp table grading_note_leaks (
+    instance_id varchar not null,
+    trial integer not null,
+    item_id varchar not null,
+    is_verbatim boolean not null      -- the note also holds the phrase itself (lower case, spaces folded)
+);
+
+-- The categories one of whose plain words (sensitive_category_words) the note names.
+create temp table grading_note_categories (
+    instance_id varchar not null,
+    trial integer not null,
+    category varchar not null
+);
+
 -- The starts the final answer proposes: one row per candidate whose start reads as a wall-clock time.
 create temp table grading_note_starts (
     instance_id varchar not null,
