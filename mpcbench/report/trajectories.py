@@ -116,7 +116,7 @@ def _call_html(call: dict, meta: dict | None, text: str | None, missing: str = "
     size = f" · {meta['result_chars']} chars" if meta.get("result_chars") is not None else ""
     flag = " · <span class='bad'>error</span>" if error else ""
     if meta.get("rows_beyond_need"):
-        flag += f" · <span class='bad over-read'>read {meta['rows_beyond_need']} row(s) beyond the need</span>"
+        flag += f" · <span class='bad over-read'>read {meta['rows_beyond_need']} personal row(s) beyond the task's scope</span>"
     summary = f"{step}<code>{_e(call['tool'])}</code>({_e(_short(call['arguments']))}){size}{flag}"
     if text is None:
         shown = f"<p class='note'>{_e(missing)}</p>"
