@@ -22,9 +22,6 @@ from dataclasses import dataclass
 
 from . import ood_privacy, ood_prose, ood_words, privacy_words, prose, prose_level4
 
-SIDES = ("public", "ood")
-
-
 @dataclass(frozen=True)
 class Pool:
     public: tuple[str, ...]
@@ -71,11 +68,13 @@ def _pools() -> dict[str, Pool]:
     }
     # The facts said in threads and handbooks: `<kind>` at levels 2-3 (with a tag), `<kind>/l4`
     # at level 4 (prose only, at least ten phrasings).
-    Sides = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]
-    facts: dict[str, Sides] = {"ban": (prose.BAN_TEXT, prose_level4.BAN_TEXT_MORE, ood_prose.BAN_TEXT, ood_prose.BAN_TEXT_MORE),
-             "ooo": (prose.OOO_TEXT, prose_level4.OOO_TEXT_MORE, ood_prose.OOO_TEXT, ood_prose.OOO_TEXT_MORE),
-             "deadline": (prose.DEADLINE_TEXT, prose_level4.DEADLINE_TEXT_MORE, ood_prose.DEADLINE_TEXT,
-                          ood_prose.DEADLINE_TEXT_MORE)}
+    Sides = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]   # public, its l4 extras, ood, its
+    facts: dict[str, Sides] = {
+        "ban": (prose.BAN_TEXT, prose_level4.BAN_TEXT_MORE, ood_prose.BAN_TEXT, ood_prose.BAN_TEXT_MORE),
+        "ooo": (prose.OOO_TEXT, prose_level4.OOO_TEXT_MORE, ood_prose.OOO_TEXT, ood_prose.OOO_TEXT_MORE),
+        "deadline": (prose.DEADLINE_TEXT, prose_level4.DEADLINE_TEXT_MORE, ood_prose.DEADLINE_TEXT,
+                     ood_prose.DEADLINE_TEXT_MORE),
+    }
     facts.update({kind: (prose.REQUIREMENT_TEXT[kind], prose_level4.REQUIREMENT_TEXT_MORE[kind],
                          ood_prose.REQUIREMENT_TEXT[kind], ood_prose.REQUIREMENT_TEXT_MORE[kind])
                   for kind in prose.REQUIREMENT_TEXT})
