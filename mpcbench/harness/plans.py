@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -20,9 +19,9 @@ from ..agents.memoriser import MemoriserAgent, fit_from
 from ..agents.openai_agent import AgentOptions, ChatPolicy
 from ..agents.replay import TrajectoryReplay
 from ..episode.engine import Policy, ProgramPolicy
-from ..errors import UserError
+from ..errors import InfrastructureError, UserError
 from ..limiter import AdaptiveLimit
-from ..llm import ChatClient, EndpointConfig, InfrastructureError, ResponseCache, ServerInfo, probe_endpoint
+from ..llm import ChatClient, EndpointConfig, ResponseCache, ServerInfo, probe_endpoint
 from .config import CACHE, OFFLINE, RUN_JSON, EvalConfig, parse_shard
 from .journal import recorded_run
 
@@ -70,6 +69,13 @@ def chat_client(config: EvalConfig, model: str, cache_path: Path, *, replay_only
                       limit=limit)
 
 
+def agent_options(config: EvalConfig, trial: int) -> AgentOptions:
+    """The sampling options of a trial's requests (trial t sends seed + t - 1)."""
+    seed = None if config.seed is None else config.seed + trial - 1
+    return AgentOptions(temperature=config.temperature, seed=seed, tool_choice=config.tool_choice,
+                        parallel_tool_calls=config.parallel_tool_calls, max_tokens=config.max_tokens)
+
+
 def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = False, agent: str = "openai",
                  limit: AdaptiveLimit | None = None) -> AgentPlan:
 
@@ -77,11 +83,7 @@ def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = Fa
     client = chat_client(config, model, cache_path, replay_only=replay_only, limit=limit)
 
     def make(instance_id: str, trial: int):
-        seed = None if config.seed is None else config.seed + trial - 1
-        options = AgentOptions(max_steps=config.max_steps, temperature=config.temperature, seed=seed,
-                               tool_choice=config.tool_choice, parallel_tool_calls=config.parallel_tool_calls,
-                               max_tokens=config.max_tokens)
-        return ChatPolicy(client, options)
+        return ChatPolicy(client, agent_options(config, trial))
 
     return AgentPlan(make, False, agent, model, close=client.aclose, limit=limit)
 
@@ -124,11 +126,11 @@ def agent_plan(config: EvalConfig, run_dir: Path, limit: AdaptiveLimit | None = 
 def preflight(config: EvalConfig) -> ServerInfo:
     """Before an `openai` run: the key is set, the endpoint answers (one cheap request), and how
     many requests the server serves at once where it says. A UserError (exit status 2) otherwise."""
-    if not os.environ.get(config.api_key_env):
-        raise UserError(f"--agent openai reads its key from ${config.api_key_env}, which is not set (set it, or "
-                        "name another variable with --api-key-env; any value for an endpoint without auth)", 2)
+    endpoint = endpoint_config(config, required_model(config))
+    if endpoint.api_key() is None:
+        raise UserError(f"--agent openai: {endpoint.missing_key()}", 2)
     try:
-        return asyncio.run(probe_endpoint(endpoint_config(config, required_model(config))))
+        return asyncio.run(probe_endpoint(endpoint))
     except InfrastructureError as e:
         raise UserError(f"{e.message}; check --base-url (nothing was run)", 2) from None
 

@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
+from ..model_limits import CAUSES as MODEL_LIMITS
 from .judge_audit import audit_section, load_audit
 from .load import load_runs, run_labels
-from .mint import deltas_table, mint_table, published_table
+from .mint import deltas_table, mint_table
 from .ood import ood_table
 from .plots import plot_causes, plot_f1, plot_turns
 from .privacy import NOTE as PRIVACY_NOTE, has_privacy, privacy_table
@@ -127,9 +128,10 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
     results_h, results_b, stats = results_table(groups)
     outcomes_h, outcomes_b, shares = causes_table(groups)
     runs_h = ["Run", "Label", "Agent", "Model", "Mode", "Max turns", "Feedback", "Trials", "Endpoint host",
-              "Episodes", "Infra errors", "Harness errors", "Build", "Grader", "Created"]
+              "Episodes", "Model limits", "Infra errors", "Harness errors", "Build", "Grader", "Created"]
     runs_b = [[r.meta["run_id"], label, r.meta.get("agent") or "", r.meta.get("model") or "—", r.mode,
                str(r.max_turns), r.feedback, str(r.trials), r.meta.get("base_url_host") or "—", str(r.runs.height),
+               str(sum((r.meta.get("episodes") or {}).get(cause, 0) for cause in MODEL_LIMITS)),
                str((r.meta.get("episodes") or {}).get("infrastructure_errors", 0)),
                str((r.meta.get("episodes") or {}).get("harness_errors", 0)),
                (r.meta.get("build") or {}).get("content_sha256", "")[:12], str(r.meta.get("grader_version")),
@@ -209,9 +211,6 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
                                 "instances."))
     if has_privacy(groups):
         sections.append(Section("Privacy", *privacy_table(groups), PRIVACY_NOTE))
-    published_h, published_b, published_note = published_table()
-    sections.append(Section("Published results (another build)", published_h, published_b,
-                            f"Not these runs: {published_note}."))
     sections += [
         Section("Outcomes", outcomes_h, outcomes_b, "Episodes by outcome: an exact match, or the source of the "
                                                     "primary failure cause.",
