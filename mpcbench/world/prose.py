@@ -199,8 +199,8 @@ RULE_PROSE = {
     ),
 }
 
-# Level 4 only: three more phrasings per rule kind, so that a level-4 handbook (prose without
-# tags) has five per kind; levels 1-3 keep drawing from RULE_PROSE alone.
+# Level 4 only: three more phrasings per rule kind (prose_level4.py adds five more, for ten);
+# levels 1-3 keep drawing from RULE_PROSE alone.
 RULE_PROSE_MORE = {
     "working_hours": (
         "The working day for this policy opens at {start} and closes at {end}; meetings fit inside it.",
