@@ -7,7 +7,9 @@ on a 200 whose body is not JSON the SDK's plain ``create`` raises a bare
 body with no ``choices`` at all without complaint. Both are ``bad_response`` here.
 
 The API key is read from the environment only when the SDK client is created and lives only
-inside that client; it is never part of a config, a request, a result or the cache.
+inside that client; it is never part of a config, a request, a result or the cache. A server named
+by a base URL (`--base-url` or `$OPENAI_BASE_URL`) gets a placeholder key when the variable is unset:
+local servers without auth (vLLM, SGLang, Ollama, LM Studio, llama.cpp) accept any key.
 
 Calls go through an `AdaptiveLimit` (mpcbench/limiter.py): a timeout while other calls were in
 flight (they queue at a server with fewer slots) halves the limit and is retried without using
@@ -34,6 +36,7 @@ import openai
 
 from .limiter import AdaptiveLimit
 
+NO_KEY = "no-key"  # sent to a server named by a base URL when the key's variable is unset
 KINDS = ("rate_limit", "server_error", "timeout", "connection", "bad_response", "client_error", "replay_miss")
 
 
@@ -57,6 +60,20 @@ class EndpointConfig:
     max_retries: int = 5
     backoff_base_s: float = 1.0
     backoff_max_s: float = 30.0
+
+    def names_a_server(self) -> bool:
+        """Whether a base URL names the endpoint (else it is OpenAI's own)."""
+        return bool(self.base_url or os.environ.get("OPENAI_BASE_URL"))
+
+    def api_key(self) -> str | None:
+        """The key in the environment; NO_KEY for a server named by a base URL when the variable
+        is unset; None for OpenAI's own endpoint without a key."""
+        return os.environ.get(self.api_key_env) or (NO_KEY if self.names_a_server() else None)
+
+    def missing_key(self) -> str:
+        """What to say when api_key() is None."""
+        return (f"${self.api_key_env} is not set: set it to your OpenAI key, name another variable with "
+                "--api-key-env, or point --base-url (or $OPENAI_BASE_URL) at a server without auth")
 
 
 @dataclass(frozen=True)
@@ -204,8 +221,9 @@ async def probe_endpoint(config: EndpointConfig, timeout_s: float = 10.0) -> Ser
             await sdk.models.with_raw_response.list()
         except openai.APIStatusError as e:
             if e.status_code in (401, 403):
-                raise InfrastructureError("client_error", f"{url} refused the key in ${config.api_key_env} "
-                                          f"(HTTP {e.status_code})", 1) from e
+                which = (f"the key in ${config.api_key_env}" if os.environ.get(config.api_key_env) else
+                         f"a request without a key (${config.api_key_env} is not set; set it to the server's key)")
+                raise InfrastructureError("client_error", f"{url} refused {which} (HTTP {e.status_code})", 1) from e
         except openai.APITimeoutError as e:
             raise InfrastructureError("timeout", f"{url} did not answer within {min(timeout_s, config.timeout_s)} s",
                                       1) from e
@@ -236,10 +254,9 @@ class ChatClient:
 
     def _sdk(self) -> openai.AsyncOpenAI:
         if self._client is None:
-            key = os.environ.get(self.config.api_key_env)
-            if not key:
-                raise InfrastructureError("client_error", f"environment variable {self.config.api_key_env} is not set "
-                                          "(set it to any value for an endpoint without auth)", 0)
+            key = self.config.api_key()
+            if key is None:
+                raise InfrastructureError("client_error", self.config.missing_key(), 0)
             self._client = openai.AsyncOpenAI(api_key=key, base_url=self.config.base_url,
                                               timeout=self.config.timeout_s, max_retries=0)
         return self._client

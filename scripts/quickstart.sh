@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: install, build the warehouse, evaluate the offline agents on
 # every level (no API key needed), run the offline MINT ablation on the first 10 instances of each
-# level, and write the report; then name the report and three commands to try next. About 2-3
-# minutes on 2 cores (docs/getting-started.md).
+# level, and write the report; then name the report and three commands to try next. A few
+# minutes on 2 cores (docs/performance.md has the figures).
 # On a terminal each step shows its own output; otherwise (a pipe, a log, CI) each step prints one
 # line and its output goes to build/quickstart.log.
 set -euo pipefail
@@ -26,8 +26,11 @@ step() {  # step DESCRIPTION COMMAND...
   fi
   [ -t 1 ] || echo "[$n/$steps] $what: done in $((SECONDS - t0)) s"
 }
-echo "MPCBench quickstart: about 5 minutes on 2 cores, 2 of them the install; each step says how long it took"
-step "install into .venv" bash -c "python3 -m venv .venv && .venv/bin/python -m pip install --quiet -e '.[dev]'"
+echo "MPCBench quickstart: a few minutes on 2 cores, under one of them the install; each step says how long it took"
+# the light install: the package and what build, eval and report need. The tests, the docs site
+# and the integrations are extras: pip install -e '.[dev]' (docs/contributing.md)
+step "install into .venv (pip install -e ., the light install)" \
+  bash -c "python3 -m venv .venv && .venv/bin/python -m pip install --quiet -e ."
 step "build the warehouse (levels 1-3 x 100 instances, level 4 x 50)" .venv/bin/mpcbench build
 runs=()
 for agent in scripted calendar-only random; do

@@ -6,7 +6,8 @@ table, and write nothing into the repository: what a bench writes goes to a temp
 (TMPDIR points into the test's tmp_path) or to the paths given here. The benches that time an
 existing build get the session's tiny build (`db_path`, tests/conftest.py); the others build
 their own, which takes most of their time. Not here: bench/local_model.sh (it needs a real local
-model server) and bench/proctree.py (a library of the others).
+model server), bench/install.sh (an install into a fresh virtualenv) and bench/proctree.py (a
+library of the others).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ LIBRARIES = {"proctree.py"}
 CASES = {
     "build.py": ([], "SQL oracle, all layers recomputed"),
     "code_mode.py": (["--db", "{db}", "--json", "{tmp}/code_mode.json"], "| sandbox start per episode"),
+    "episode_size.py": (["--db", "{db}", "--json", "{tmp}/episode_size.json"], "harness wall time"),
     "envs.py": (["--db", "{db}", "--json", "{tmp}/envs.json"], "| environment | concurrency | rollouts/s |"),
     "harness.py": (["--db", "{db}", "--json", "{tmp}/harness.json"], "Harness overhead per agent step"),
     "legacy_pipeline.py": ([], "mock: median"),

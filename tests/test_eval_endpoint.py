@@ -1,4 +1,5 @@
-"""`mpcbench eval --agent openai` against endpoints that cannot serve the run as asked: no key,
+"""`mpcbench eval --agent openai` against endpoints that cannot serve the run as asked: no key
+(an error for OpenAI's own endpoint, a placeholder for a server named by a base URL),
 nothing listening, a refused key, every call failing (fail fast, one line, a true exit status),
 and a local server that serves one request at a time (the concurrency adapts; no call is lost
 to a timeout it spent in the server's queue)."""
@@ -9,12 +10,14 @@ import asyncio
 import dataclasses
 
 import polars as pl
+import pytest
 from typer.testing import CliRunner
 
 from evalkit import PerInstance, submit
 from fake_openai import FakeOpenAI, llama_props, status
 from mpcbench.cli import app
 from mpcbench.limiter import AdaptiveLimit
+from mpcbench.llm import NO_KEY
 
 KEY = "sk-test-endpoint"
 runner = CliRunner()
@@ -29,14 +32,51 @@ def last_line(output: str) -> str:
     return output.strip().splitlines()[-1]
 
 
-def test_a_missing_key_stops_before_anything_is_sent(db_path, tmp_path, monkeypatch):
+def test_a_missing_key_for_openai_itself_stops_before_anything_is_sent(db_path, tmp_path, monkeypatch):
+    """No key and no base URL (OpenAI's own endpoint): a one-line error, no request, no run."""
     monkeypatch.delenv("NO_SUCH_KEY_VAR", raising=False)
-    with FakeOpenAI([]) as srv:
-        result = runner.invoke(app, eval_args(db_path, tmp_path / "run", srv.base_url, "--api-key-env", "NO_SUCH_KEY_VAR"))
-        assert srv.get_requests == [] and srv.requests == []
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    result = runner.invoke(app, ["eval", "--agent", "openai", "--model", "gpt-4o-mini", "--api-key-env",
+                                 "NO_SUCH_KEY_VAR", "--db", str(db_path), "--out", str(tmp_path / "run")])
     assert result.exit_code == 2, result.output
-    assert "$NO_SUCH_KEY_VAR" in result.output and "not set" in result.output
+    assert "$NO_SUCH_KEY_VAR is not set" in result.output and "--base-url" in result.output
     assert len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "run").exists()
+
+
+def gold_server(db_path, golds) -> PerInstance:
+    """Each episode answers gold in one call."""
+    return PerInstance(db_path, {}, default=lambda instance_id, k: submit(golds[instance_id], int(instance_id[1])))
+
+
+@pytest.mark.parametrize("named_by", ["--base-url", "OPENAI_BASE_URL"])
+def test_a_server_without_auth_runs_without_a_key(named_by, db_path, golds, tmp_path, monkeypatch):
+    """The documented local-server command, with no OPENAI_API_KEY: the server named by --base-url
+    (or $OPENAI_BASE_URL) is sent the placeholder key and the run completes."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with FakeOpenAI(gold_server(db_path, golds)) as srv:
+        args = ["eval", "--agent", "openai", "--model", "my-local-model", "--db", str(db_path),
+                "--out", str(tmp_path / "run"), "--levels", "1"]
+        if named_by == "--base-url":
+            args += ["--base-url", srv.base_url]
+        else:
+            monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
+        result = runner.invoke(app, args)
+        keys = {r.headers.get("authorization") for r in srv.requests}
+    assert result.exit_code == 0, result.output
+    assert keys == {f"Bearer {NO_KEY}"}
+    runs = pl.read_parquet(tmp_path / "run" / "runs.parquet")
+    assert runs.height == 4 and runs["error"].is_null().all() and runs["exact_match"].all()
+
+
+def test_a_server_that_wants_a_key_says_the_variable_is_unset(db_path, tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeOpenAI([], gets={"/v1/models": status(401, message="no key")}) as srv:
+        result = runner.invoke(app, eval_args(db_path, tmp_path / "run", srv.base_url))
+        assert srv.requests == []
+    assert result.exit_code == 2, result.output
+    assert "without a key ($OPENAI_API_KEY is not set" in result.output.replace("\n", " ")
     assert not (tmp_path / "run").exists()
 
 
@@ -148,3 +188,15 @@ def test_the_limit_holds_calls_back():
         return most
 
     assert asyncio.run(scenario()) == 2
+
+
+def test_the_legacy_commands_take_the_same_rule_for_the_key(tmp_path, monkeypatch):
+    """`mpcbench legacy run` with a model and no key: an error for OpenAI's own endpoint; with a
+    base URL the key is no obstacle (the run stops later, on the data it has not generated)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    args = ["legacy", "run", "--task", "nadia_schedule", "--agent-model", "some-model", "--root", str(tmp_path)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1 and "$OPENAI_API_KEY is not set" in result.output, result.output
+    result = runner.invoke(app, [*args, "--base-url", "http://127.0.0.1:1/v1"])
+    assert result.exit_code == 1 and "no generated data" in result.output, result.output

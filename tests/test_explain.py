@@ -94,3 +94,14 @@ def test_the_rejected_list_says_it_shows_the_first_5_of_all(db_path, con):
     listed = {line.split("│")[1].strip() for line in every.output.splitlines()  # the violations table's
               if line.startswith("│") and len(line.split("│")[1].strip()) == 16}   # first column: starts
     assert len(listed) == total
+
+
+@pytest.mark.parametrize("level", [1, 2, 3, 4])
+def test_the_room_requirements_are_shown_from_level_3_only(db_path, con, level):
+    """Below level 3 an instance has no room and no tie-break (null in the dataset files)."""
+    instance_id = con.execute("select instance_id from instances where level = ? order by position limit 1",
+                              [level]).fetchone()[0]
+    result = runner.invoke(app, ["explain", instance_id, "--db", str(db_path)], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    line = " ".join(result.output.split("requirements:")[1].split("feasible starts:")[0].split())
+    assert ("tie_break" in line and "room min_capacity" in line) == (level >= 3), line

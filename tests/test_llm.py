@@ -18,6 +18,7 @@ from mpcbench.llm import (
     ChatClient,
     EndpointConfig,
     InfrastructureError,
+    NO_KEY,
     ResponseCache,
     parse_retry_after,
     request_hash,
@@ -193,12 +194,23 @@ def test_connection_refused():
     assert err.kind == "connection" and err.attempts == 2
 
 
-def test_missing_api_key_is_a_client_error(monkeypatch):
+def test_missing_api_key_for_openai_itself_is_a_client_error(monkeypatch):
+    """No key and no base URL: nothing is sent anywhere."""
     monkeypatch.delenv("OPENAI_API_KEY")
-    with FakeOpenAI([reply_text("unused")]) as srv:
-        err = fails(srv)
-        assert srv.requests == []
-    assert err.kind == "client_error" and err.attempts == 0 and "OPENAI_API_KEY" in err.message
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    config = EndpointConfig(model="fake-model")
+    with pytest.raises(InfrastructureError) as ei:
+        ChatClient(config)._sdk()
+    err = ei.value
+    assert err.kind == "client_error" and err.attempts == 0 and "$OPENAI_API_KEY is not set" in err.message
+
+
+def test_a_server_named_by_a_base_url_gets_the_placeholder_key_without_one(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY")
+    with FakeOpenAI([reply_text("ok")]) as srv:
+        res, _ = call(srv)
+        assert srv.requests[0].headers["authorization"] == f"Bearer {NO_KEY}"
+    assert res.message["content"] == "ok"
 
 
 def test_503_retry_after_is_honoured_too():

@@ -89,7 +89,9 @@ def eval_command(
     model: Annotated[str | None, typer.Option(help="The model name (--agent openai).")] = None,
     base_url: Annotated[str | None, typer.Option(help="An OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
                                                       "(default: the SDK's, or $OPENAI_BASE_URL).")] = None,
-    api_key_env: Annotated[str, typer.Option(help="The environment variable that holds the key.")] = "OPENAI_API_KEY",
+    api_key_env: Annotated[str, typer.Option(help="The environment variable that holds the key (unset, with "
+                                                  "--base-url or $OPENAI_BASE_URL: a placeholder key, for a "
+                                                  "server without auth).")] = "OPENAI_API_KEY",
     levels: Annotated[str, typer.Option(help="Levels to run, e.g. 1,2,3.")] = "1,2,3,4",
     instances: Annotated[int | None, typer.Option(min=1, help="The first N instances of each level (default: all).")] = None,
     instance: Annotated[list[str] | None, typer.Option(help="Run this instance (repeatable).")] = None,
@@ -144,7 +146,8 @@ def eval_command(
 ) -> None:
     """Run an agent on the benchmark's instances and write runs/candidates/tool_calls Parquet tables.
 
-    The key is read from the environment (OPENAI_API_KEY or --api-key-env) and never written anywhere."""
+    The key is read from the environment (OPENAI_API_KEY or --api-key-env) and never written anywhere; a
+    server named by --base-url or $OPENAI_BASE_URL gets a placeholder key when the variable is unset."""
     if resume and out is None:
         fail("--resume needs --out RUN_DIR", 2)
     if ablation_code and not ablation:

@@ -264,10 +264,10 @@ def explain(
     console.rule(f"{inst['instance_id']} (level {inst['level']}, {inst['world_id']})")
     console.print(inst["prompt"], markup=False)
     console.print(f"\nnow {inst['now']}   window {inst['window_start']} .. {inst['window_end']}")
+    rooms = (f", tie_break {inst['tie_break']}, room min_capacity={inst['room_min_capacity']} "
+             f"features={inst['room_features']} building={inst['room_building']}" if inst["level"] >= 3 else "")
     console.print(f"requirements: participants {inst['participants']}, {inst['duration_minutes']} min, "
-                  f"N={inst['n']}, policy {inst['policy_id']}, tie_break {inst['tie_break']}, "
-                  f"room min_capacity={inst['room_min_capacity']} features={inst['room_features']} "
-                  f"building={inst['room_building']}", markup=False)
+                  f"N={inst['n']}, policy {inst['policy_id']}{rooms}", markup=False)
     console.print(f"feasible starts: {inst['n_feasible']}")
     gold = Table(title="Gold answer")
     for column in ("rank", "start", "end", "room_id"):

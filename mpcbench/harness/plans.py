@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -120,11 +119,11 @@ def agent_plan(config: EvalConfig, run_dir: Path, limit: AdaptiveLimit | None = 
 def preflight(config: EvalConfig) -> ServerInfo:
     """Before an `openai` run: the key is set, the endpoint answers (one cheap request), and how
     many requests the server serves at once where it says. A UserError (exit status 2) otherwise."""
-    if not os.environ.get(config.api_key_env):
-        raise UserError(f"--agent openai reads its key from ${config.api_key_env}, which is not set (set it, or "
-                        "name another variable with --api-key-env; any value for an endpoint without auth)", 2)
+    endpoint = endpoint_config(config, required_model(config))
+    if endpoint.api_key() is None:
+        raise UserError(f"--agent openai: {endpoint.missing_key()}", 2)
     try:
-        return asyncio.run(probe_endpoint(endpoint_config(config, required_model(config))))
+        return asyncio.run(probe_endpoint(endpoint))
     except InfrastructureError as e:
         raise UserError(f"{e.message}; check --base-url (nothing was run)", 2) from None
 

@@ -4,7 +4,6 @@ Each command parses its options and calls one library function."""
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -22,7 +21,7 @@ from .judge import AXES, HEURISTIC, JUDGE_ATTEMPTS, build_judge_input, judge, ju
 from .layout import DEFAULT_ROOT, Layout, write_json
 from .models import Endpoint, is_offline
 from .pipeline import PipelineConfig, Progress as PipelineProgress, run_pipeline
-from .project import UserError
+from .project import EndpointConfig, UserError
 from .run import MAX_STEPS, run_task
 from .warehouse import open_warehouse
 
@@ -34,7 +33,7 @@ Root = Annotated[Path, typer.Option("--root", help="Where generated data, logs a
 BaseUrl = Annotated[str | None, typer.Option("--base-url", help="An OpenAI-compatible endpoint, e.g. "
                                              "http://127.0.0.1:8080/v1 (default: the SDK's, or $OPENAI_BASE_URL).")]
 KeyEnv = Annotated[str, typer.Option("--api-key-env", help="The environment variable that holds the key "
-                                     "(any value for a local server); never written anywhere.")]
+                                     "(unset: a placeholder key for a --base-url server); never written anywhere.")]
 Cache = Annotated[Path | None, typer.Option("--cache", help="The response cache (default: ROOT/llm_cache.jsonl).")]
 Replay = Annotated[bool, typer.Option("--replay", help="Answer model calls from the cache only (no network).")]
 Timeout = Annotated[float, typer.Option("--timeout", min=0.01, help="Seconds per model call before a retry.")]
@@ -52,9 +51,9 @@ def fail(message: str, code: int = 1) -> NoReturn:
 def endpoint(models: list[str], cache: Path, base_url, api_key_env, replay, timeout, max_retries, temperature, seed,
              max_tokens) -> Endpoint:
     """The endpoint options; fails early when a model needs a key that is not set."""
-    if not replay and any(not is_offline(m) for m in models) and not os.environ.get(api_key_env):
-        fail(f"the environment variable {api_key_env} is not set (set it to any value for a local server "
-             f"without auth, or use offline models / --replay)")
+    key_check = EndpointConfig(model="", base_url=base_url, api_key_env=api_key_env)
+    if not replay and any(not is_offline(m) for m in models) and key_check.api_key() is None:
+        fail(f"{key_check.missing_key()} (or use offline models / --replay)")
     return Endpoint(base_url=base_url, api_key_env=api_key_env, cache=cache, replay=replay, timeout_s=timeout,
                     max_retries=max_retries, temperature=temperature, seed=seed, max_tokens=max_tokens)
 

@@ -1,18 +1,13 @@
 """MINT's numbers for the report: success rate at k = 1..K turns with the slope and r² of a
 least-squares fit, the invalid-action rate, tool calls per episode (native and from code), and
 ΔFeedback and ΔCode (paired differences between two runs of one model that differ only in feedback,
-or only in tools against code), and the published figures of another build
-(`data/published.json`, shown beside the runs)."""
+or only in tools against code)."""
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 from .stats import least_squares, mean, paired_diff_ci, success_at
 from .tables import Group, _episodes, _num, _pct, _signed
 
-PUBLISHED = Path(__file__).parent / "data" / "published.json"
 
 
 def mint_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
@@ -85,9 +80,3 @@ def deltas_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
                 continue
             body.append([f"Level {a.level}", _model(a), kind, _config(a), _config(b), *map(str, _delta(a, b))])
     return header, body
-
-
-def published_table() -> tuple[list[str], list[list[str]], str]:
-    data = json.loads(PUBLISHED.read_text())
-    body = [[f"Level {r['level']}", r["model"], _num(r["mean_f1"]), _pct(r["em_rate"])] for r in data["rows"]]
-    return ["Level", "Model", "Avg F1", "EM rate"], body, data["source"]

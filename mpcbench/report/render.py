@@ -29,7 +29,7 @@ from pathlib import Path
 from ..errors import UserError
 from .judge_audit import audit_section, load_audit
 from .load import load_runs, run_labels
-from .mint import deltas_table, mint_table, published_table
+from .mint import deltas_table, mint_table
 from .plots import plot_causes, plot_f1, plot_turns
 from .privacy import NOTE as PRIVACY_NOTE, has_privacy, privacy_table
 from .tables import (ablation_table, causes_table, coverage_table, detail_causes_table, efficiency_table, groups_of,
@@ -200,9 +200,6 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
                                 "instances."))
     if has_privacy(groups):
         sections.append(Section("Privacy", *privacy_table(groups), PRIVACY_NOTE))
-    published_h, published_b, published_note = published_table()
-    sections.append(Section("Published results (another build)", published_h, published_b,
-                            f"Not these runs: {published_note}."))
     sections += [
         Section("Outcomes", outcomes_h, outcomes_b, "Episodes by outcome: an exact match, or the source of the "
                                                     "primary failure cause.",
