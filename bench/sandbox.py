@@ -138,7 +138,7 @@ def main() -> None:
     t = time.perf_counter()
     try:
         plan = sandbox_plan()
-    except Exception:              # no bwrap, or it cannot start: sandbox_status says why
+    except Exception:  # noqa: BLE001 - no bwrap, or it cannot start: sandbox_status says why
         plan = None
     probe_ms = (time.perf_counter() - t) * 1000
     ok, why = sandbox_status()

@@ -7,7 +7,7 @@ again, so a burst of timeouts from one crowded moment halves it once.
 
     limit = AdaptiveLimit(8, note=print)
     async with limit.slot() as ticket:        # waits while `limit.limit` calls are in flight
-        ...                                   # ticket.others: calls in flight beside this one at its end
+        ...                                   # ticket.others: calls in flight beside this one (start or end)
     limit.overloaded(ticket, "a call timed out")   # halves (once per window) and notes it
     limit.succeeded()
 """
@@ -23,7 +23,7 @@ from typing import AsyncIterator, Callable
 @dataclass
 class Ticket:
     epoch: int        # the limit's window when the call got its slot
-    others: int = 0   # calls in flight beside this one when it ended
+    others: int = 0   # calls in flight beside this one when it began or when it ended, whichever were more
 
 
 class AdaptiveLimit:
@@ -41,11 +41,13 @@ class AdaptiveLimit:
         async with self._changed:
             await self._changed.wait_for(lambda: self.in_flight < self.limit)
             self.in_flight += 1
-        ticket = Ticket(self.epoch)
+        # the calls already in flight are ahead of this one in a one-slot server's queue: it may
+        # time out waiting for them after they have all ended, and it still waited in the queue
+        ticket = Ticket(self.epoch, self.in_flight - 1)
         try:
             yield ticket
         finally:
-            ticket.others = self.in_flight - 1
+            ticket.others = max(ticket.others, self.in_flight - 1)
             async with self._changed:
                 self.in_flight -= 1
                 self._changed.notify_all()

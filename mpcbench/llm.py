@@ -11,6 +11,9 @@ inside that client; it is never part of a config, a request, a result or the cac
 by a base URL (`--base-url` or `$OPENAI_BASE_URL`) gets a placeholder key when the variable is unset:
 local servers without auth (vLLM, SGLang, Ollama, LM Studio, llama.cpp) accept any key.
 
+A refusal for a limit of the model (its context, or output its own server cannot parse; see
+`model_limits`) raises `errors.ModelLimitError` instead: the model's failure, not the endpoint's.
+
 Calls go through an `AdaptiveLimit` (mpcbench/limiter.py): a timeout while other calls were in
 flight (they queue at a server with fewer slots) halves the limit and is retried without using
 up one of the call's retries (at most QUEUE_RETRIES times). `probe_endpoint` asks the endpoint
@@ -34,21 +37,13 @@ from typing import Any, Awaitable, Callable
 
 import openai
 
+from .errors import InfrastructureError, ModelLimitError
 from .limiter import AdaptiveLimit
+from .model_limits import MODEL_OUTPUT_REJECTED, model_limit
 
 NO_KEY = "no-key"  # sent to a server named by a base URL when the key's variable is unset
+REFUSED = "mpcbench_refused"  # a cached response that is a model's limit, not a body
 KINDS = ("rate_limit", "server_error", "timeout", "connection", "bad_response", "client_error", "replay_miss")
-
-
-class InfrastructureError(Exception):
-    """The endpoint could not produce a usable answer (not the model's fault)."""
-
-    def __init__(self, kind: str, message: str, attempts: int = 0):
-        super().__init__(f"{kind}: {message} (attempts={attempts})")
-        self.kind, self.message, self.attempts = kind, message, attempts
-
-    def __reduce__(self):
-        return (type(self), (self.kind, self.message, self.attempts))
 
 
 @dataclass(frozen=True)
@@ -277,10 +272,19 @@ class ChatClient:
         c = self.config
         return self.rng.uniform(0.0, min(c.backoff_max_s, c.backoff_base_s * 2 ** (attempt - 1)))
 
+    def refusal(self, h: str, request: dict, cause: str, message: str, attempts: int) -> ModelLimitError:
+        """The error of a model's limit, kept in the cache (under `REFUSED`) so that a replay
+        meets the same refusal."""
+        if self.cache is not None:
+            self.cache.put(h, {"model": self.config.model, **request}, {REFUSED: {"cause": cause, "message": message}})
+        return ModelLimitError(cause, message, attempts)
+
     async def complete(self, request: dict) -> ChatResult:
         model = self.config.model
         h = request_hash(model, request)
         if self.cache is not None and (hit := self.cache.get(h)) is not None:
+            if isinstance(hit, dict) and isinstance(refusal := hit.get(REFUSED), dict):  # a model's limit, as the endpoint said it
+                raise ModelLimitError(str(refusal.get("cause")), str(refusal.get("message")), 0)
             try:
                 return result_from_body(hit, latency_s=0.0, attempts=0, cached=True)
             except _MALFORMED:
@@ -296,7 +300,7 @@ class ChatClient:
         attempt = queue_retries = 0
         while True:
             attempt += 1
-            retry_after = None
+            retry_after = refused = None
             ticket = None
             try:
                 async with self.limit.slot() as ticket:
@@ -318,7 +322,10 @@ class ChatClient:
                     return result
             except openai.APIStatusError as e:
                 code = e.status_code
+                refused = model_limit(code, f"{e.message} {json.dumps(e.body, ensure_ascii=False, default=str)}")
                 if code != 429 and code < 500:  # 400/401/403/404/...: retrying cannot help
+                    if refused is not None:
+                        raise self.refusal(h, request, refused, f"HTTP {code}: {e.message}", attempt) from e
                     raise InfrastructureError("client_error", f"HTTP {code}: {e.message}", attempt) from e
                 kind, msg = ("rate_limit" if code == 429 else "server_error"), str(e)
                 retry_after = parse_retry_after(e.response.headers, self.config.backoff_max_s)
@@ -336,5 +343,7 @@ class ChatClient:
             except openai.APIError as e:  # e.g. APIResponseValidationError
                 kind, msg = "bad_response", str(e)
             if attempt > self.config.max_retries:
+                if refused == MODEL_OUTPUT_REJECTED:
+                    raise self.refusal(h, request, refused, msg, attempt)
                 raise InfrastructureError(kind, msg, attempt)
             await self.sleep(retry_after if retry_after is not None else self.backoff(attempt))

@@ -279,7 +279,7 @@ class FakeOpenAI:
                     return
                 try:
                     beh = fake._next(req)
-                except Exception as e:  # a broken callable script should fail loudly, not hang
+                except Exception as e:  # noqa: BLE001 - a broken callable script should fail loudly, not hang
                     beh = status(500, message=f"FakeOpenAI script raised {e!r}")
                 if fake._serial is None:
                     self._respond(beh, req)

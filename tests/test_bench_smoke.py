@@ -31,6 +31,7 @@ CASES = {
     "envs.py": (["--db", "{db}", "--json", "{tmp}/envs.json"], "| environment | concurrency | rollouts/s |"),
     "harness.py": (["--db", "{db}", "--json", "{tmp}/harness.json"], "Harness overhead per agent step"),
     "legacy_pipeline.py": ([], "mock: median"),
+    "mcp_run.py": (["--db", "{db}", "--json", "{tmp}/mcp.json"], "-instance MCP run (level 1"),
     "sandbox.py": (["--json", "{tmp}/sandbox.json"], "| worker start"),
     "scale.py": ([], "| local | 2 |"),
     "splits.py": (["--out", "{tmp}/splits.md"], "| 1 | scripted tool calls |"),

@@ -366,16 +366,16 @@ def test_cli_eval_resume_and_rescore(db_path, tmp_path):
 def test_an_agent_that_crashes_breaks_only_its_episode(db_path, tmp_path, monkeypatch):
     """A crash of our own code (here the scripted solver) is a harness error of that episode alone
     (tests/test_harness_errors.py checks the exit status and the report)."""
-    from mpcbench.agents import scripted
+    from mpcbench.agents import offline   # the scripted agent's module, where it calls the solver
 
-    original = scripted.plan
+    original = offline.plan
 
     def flaky(env, hidden=None):
         if env.instance_id == "L1-0002":
             raise RuntimeError("boom")
         return original(env, hidden)
 
-    monkeypatch.setattr(scripted, "plan", flaky)
+    monkeypatch.setattr(offline, "plan", flaky)
     run = run_eval(EvalConfig(agent="scripted", db=str(db_path), levels=(1,), out=str(tmp_path / "crash")))
     rows = by_instance(run.run_dir)
     assert rows["L1-0002"]["error_kind"] == "harness_error" and "boom" in rows["L1-0002"]["error"]

@@ -173,6 +173,26 @@ def test_the_limit_halves_once_per_window_and_grows_back_by_one():
     asyncio.run(scenario())
 
 
+def test_a_call_that_waited_behind_others_that_have_ended_still_counts_them():
+    """A one-slot server serves the calls in the order they came: a call sent while another was in
+    flight waits for it, and may time out after it has ended. Its timeout is the queue's (a
+    retry that costs none of the call's own), not its own: the call counts the calls in flight
+    when it began as well as when it ended."""
+    async def scenario():
+        limit = AdaptiveLimit(2)
+        ahead, behind = limit.slot(), limit.slot()
+        first = await ahead.__aenter__()
+        second = await behind.__aenter__()
+        await ahead.__aexit__(None, None, None)      # the call ahead is answered
+        await behind.__aexit__(None, None, None)     # the one behind it times out alone
+        alone = limit.slot()
+        third = await alone.__aenter__()
+        await alone.__aexit__(None, None, None)
+        return first.others, second.others, third.others
+
+    assert asyncio.run(scenario()) == (1, 1, 0)
+
+
 def test_the_limit_holds_calls_back():
     async def scenario():
         limit = AdaptiveLimit(2)

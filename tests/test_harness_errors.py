@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from evalkit import GoldModel
 from fake_openai import FakeOpenAI
-from mpcbench.agents import scripted
+from mpcbench.agents import offline
 from mpcbench.cli import app
 from sandboxkit import SANDBOX_OK
 
@@ -27,14 +27,14 @@ def _rows(run_dir) -> dict[str, dict]:
 
 
 def test_a_crashing_policy_fails_the_run_and_is_shown_in_red(db_path, tmp_path, monkeypatch):
-    plan = scripted.plan
+    plan = offline.plan
 
     def crashing(env, hidden=None):
         if env.instance_id == "L1-0002":
             raise ZeroDivisionError("a bug of ours")
         return plan(env, hidden)
 
-    monkeypatch.setattr(scripted, "plan", crashing)
+    monkeypatch.setattr(offline, "plan", crashing)
     out = tmp_path / "crash"
     result = cli.invoke(app, ["eval", "--agent", "scripted", "--db", str(db_path), "--levels", "1", "--out", str(out)])
     assert result.exit_code == 1
@@ -61,7 +61,7 @@ def test_a_crashing_policy_fails_the_run_and_is_shown_in_red(db_path, tmp_path, 
     assert "class='bad harness-error'" in page and "L1-0002" in page
     assert "harness errors" in (tmp_path / "report" / "report.md").read_text()
 
-    monkeypatch.setattr(scripted, "plan", plan)   # fixed: --retry-errors runs it again, and the run passes
+    monkeypatch.setattr(offline, "plan", plan)   # fixed: --retry-errors runs it again, and the run passes
     again = cli.invoke(app, ["eval", "--resume", "--retry-errors", "--out", str(out)])
     assert again.exit_code == 0, again.output
     assert _rows(out)["L1-0002"]["exact_match"] and json.loads((out / "run.json").read_text())["status"] == "complete"

@@ -14,10 +14,10 @@ import time
 import pytest
 
 from fake_openai import FakeOpenAI, empty_choices, hang, raw, reply_text, reply_tool_calls, status
+from mpcbench.errors import InfrastructureError
 from mpcbench.llm import (
     ChatClient,
     EndpointConfig,
-    InfrastructureError,
     NO_KEY,
     ResponseCache,
     parse_retry_after,

@@ -149,6 +149,56 @@ def test_stdio_server_started_as_a_user_would(db_path, golds, tmp_path):
     assert runs.select("instance_id", "exact_match").rows() == [("L1-0002", True)]
 
 
+def test_an_agent_that_never_submits_is_recorded_at_the_budget_over_stdio_at_level_4(db_path, tmp_path):
+    """`mpcbench mcp --level 4 --max-steps 3` started as a user would: the level-4 catalog is
+    served, the third call ends the instance (the reply says so and gives the next task), and the
+    instance is scored as eval scores an episode whose budget ran out: no answer, F1 0."""
+    out = tmp_path / "run"
+    params = StdioServerParameters(command=sys.executable, args=[
+        "-m", "mpcbench", "mcp", "--level", "4", "--instances", "2", "--max-steps", "3", "--db", str(db_path),
+        "--run", str(out)])
+
+    async def script():
+        async with Client(params) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            replies = [await client.call_tool("get_current_time", {}) for _ in range(3)]
+            task = (await client.get_prompt("task")).messages[0].content.text
+            return client.instructions, names, replies, task
+
+    instructions, names, replies, task = asyncio.run(script())
+    assert names == [t.name for t in catalog(4)] + ["submit_candidates"]
+    assert "Task L4-0001 (1 of 2)" in instructions
+    texts = [r.content[0].text for r in replies]
+    assert "last of the 3 steps" not in texts[1]
+    assert "last of the 3 steps of L4-0001" in texts[2] and "no answer" in texts[2]
+    assert "Task L4-0002 (2 of 2)" in texts[2] and "Task L4-0002 (2 of 2)" in task
+    runs = pl.read_parquet(out / "runs.parquet").to_dicts()
+    assert [(r["instance_id"], r["steps"], r["tool_calls"], r["f1"], r["error"]) for r in runs] == \
+        [("L4-0001", 3, 3, 0.0, None)]
+    assert runs[0]["parse_ok"] is False and runs[0]["failure_cause"] is not None
+    (record,) = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
+    assert record["end"] == "step_budget"
+    assert json.loads((out / "run.json").read_text())["status"] == "incomplete"
+
+
+def test_a_failed_submission_on_the_last_step_is_the_answer(db_path, golds, tmp_path):
+    """The budget's end keeps the last submission attempt, as eval does: a start off the format
+    is the answer, scored (parse failure), and its instance is recorded."""
+    run = serve(db_path, tmp_path / "run", levels=(2,), instance_ids=("L2-0001",), max_steps=2)
+
+    async def script(client):
+        first = await client.call_tool("list_projects", {})
+        last = await client.call_tool("submit_candidates", {"candidates": [{"start": "2026-03-02 09:30"}]})
+        return first, last
+
+    first, last = asyncio.run(_session(run, script))
+    assert not first.is_error and last.is_error
+    assert "YYYY-MM-DDTHH:MM" in last.content[0].text and "your last submission" in last.content[0].text
+    assert "run is complete" in last.content[0].text
+    (row,) = pl.read_parquet(tmp_path / "run" / "runs.parquet").to_dicts()
+    assert (row["steps"], row["parse_ok"], row["f1"], row["error"]) == (2, False, 0.0, None)
+
+
 def test_mcp_command_errors_are_one_line(db_path, tmp_path):
     result = cli.invoke(app, ["mcp", "--db", str(db_path)])
     assert result.exit_code == 2 and "--instance ID" in result.stderr

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from mpcbench.agents.baselines import DEFAULT_DURATION_MIN, CalendarOnlyAgent, DEFAULT_N, NO_ROOM, grid_starts
-from mpcbench.agents.scripted import DAY, OfflineAgent, Reader, Sources, Task, is_feasible, read_prompt
+from mpcbench.agents.offline import OfflineAgent
+from mpcbench.agents.scripted import DAY, Reader, Sources, Task, is_feasible, read_prompt
 from mpcbench.episode.engine import play
 from mpcbench.episode.environment import Environment
 from mpcbench.grading.scoring import gold_keys, quick_score

@@ -1,7 +1,7 @@
 """Agents: the offline ones (`scripted`, `calendar-only`, `random`, and for the privacy track
 `leaky` and `over-reader`), the `openai` agent and the
-replay of a recorded run. They implement `mpcbench.episode.contract.Agent`; `mpcbench eval`
-(the harness) runs them.
+replay of a recorded run. An offline agent is a program (`episode.engine.Program`), the others
+are policies (`episode.engine.Policy`); `mpcbench eval` (the harness) runs them.
 
     >>> type(make_agent("scripted")).__name__
     'ScriptedAgent'
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .baselines import CalendarOnlyAgent, RandomAgent
 from .privacy import LeakyAgent, OverReaderAgent
-from .scripted import ScriptedAgent
+from .offline import ScriptedAgent
 
 OFFLINE_AGENTS = ("scripted", "calendar-only", "random", "leaky", "over-reader")
 

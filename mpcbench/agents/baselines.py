@@ -18,7 +18,8 @@ import re
 from collections.abc import Iterator
 
 from ..episode.environment import Environment
-from .scripted import DAY, GRID, OfflineAgent, Reader, overlaps, parse_markdown_table, read_prompt
+from .offline import OfflineAgent
+from .scripted import DAY, GRID, Reader, overlaps, parse_markdown_table, read_prompt
 
 _LISTED = re.compile(r"^- (\d{4}-\d{2}-\d{2}T\d{2}:\d{2})", re.MULTILINE)
 

@@ -3,8 +3,8 @@
     env = Environment(con, "L3-0007", CodeMode())
     arguments = ScriptedCodeAgent().submission(env, None, hidden)   # --agent scripted --mode code
 
-The first cell defines the solver (the source of `scripted.py`'s readers and constraint check and
-of `world/tags.py`, standard library only); the second calls `plan` on an environment whose
+The first cell defines the solver: the modules `agents/scripted.py` and `world/tags.py`, whole
+(standard library only), as modules of the cell's interpreter; the second calls `plan` on an environment whose
 `call` is the sandbox's tool functions, and prints the submission as JSON. Every tool call and all
 the computation happen inside the sandbox; the agent only reads the printed JSON and submits it.
 `ScriptedMintModel` sends the same cells under MINT's protocol (`--protocol mint`). At level 4 the
@@ -27,15 +27,26 @@ from ..world import tags
 from . import scripted
 from .scripted import Hidden, ToolFailed
 
-_HEADER = """\
-from __future__ import annotations
-import datetime as dt
+# The modules are defined in the cell's interpreter under their own names, so the solver's
+# relative import of the tags module resolves as it does here.
+_LOADER = """\
 import json
-import re
-import zoneinfo
-from dataclasses import dataclass, field
-from typing import Protocol
-Environment = object
+import sys
+import types
+
+
+def _module(name, source):
+    module = types.ModuleType(name)
+    module.__package__ = name.rpartition(".")[0]
+    sys.modules[name] = module
+    exec(compile(source, "<" + name + ">", "exec"), module.__dict__)
+    return module
+
+
+def _package(name):
+    if name not in sys.modules:
+        sys.modules[name] = types.ModuleType(name)
+        sys.modules[name].__path__ = []
 
 
 class _Tools:
@@ -43,18 +54,19 @@ class _Tools:
     def call(self, name, arguments):
         return globals()[name](**arguments)
 """
-
-
-def _body(module, start: str, end: str | None = None) -> str:
-    source = inspect.getsource(module)
-    first = source.index(start)
-    return source[first:source.index(end) if end else None]
+SHIPPED = (tags, scripted)   # standard library only, but for scripted's import of tags
 
 
 @cache
 def solver_source() -> str:
-    """The first cell: the solver's definitions (no tool call, no output)."""
-    return "\n\n".join([_HEADER, _body(tags, "_BARE ="), _body(scripted, "GRID =", "class OfflineAgent")])
+    """The first cell: the solver's modules, whole, then `plan` and `submission` from it (no tool
+    call, no output)."""
+    names = [module.__name__ for module in SHIPPED]
+    packages = sorted({name.rsplit(".", k)[0] for name in names for k in range(1, name.count(".") + 1)})
+    lines = [*(f"_package({name!r})" for name in packages),
+             *(f"_module({module.__name__!r}, {json.dumps(inspect.getsource(module))})" for module in SHIPPED),
+             f"plan, submission = sys.modules[{scripted.__name__!r}].plan, sys.modules[{scripted.__name__!r}].submission"]
+    return _LOADER + "\n" + "\n".join(lines) + "\n"
 
 
 def solve_cell(level: int, request: str, hidden: dict | None = None) -> str:

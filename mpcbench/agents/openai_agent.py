@@ -2,7 +2,7 @@
 engine (`episode.engine`).
 
     client = ChatClient(EndpointConfig(model="gpt-4o-mini"))
-    policy = ChatPolicy(client, AgentOptions(max_steps=30))
+    policy = ChatPolicy(client, AgentOptions(temperature=0.0))
     await Episode(env, policy, codec_for("native"), max_steps=30).play()
 
 Each reply is one request: the conversation so far, the codec's fields (the tools with
@@ -15,7 +15,7 @@ episode as an infrastructure error.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from ..episode.engine import Reply, View
 from ..llm import ChatClient
@@ -25,7 +25,7 @@ TOOL_CHOICES = ("auto", "required", "none")
 
 @dataclass(frozen=True)
 class AgentOptions:
-    max_steps: int = 30                      # model calls per episode
+    """The sampling options of each request (the step budget is the engine's)."""
     temperature: float | None = 0.0          # None: not sent
     seed: int | None = 0                     # None: not sent
     tool_choice: str = "auto"                # auto | required | none (native protocol)
@@ -35,11 +35,18 @@ class AgentOptions:
     def __post_init__(self) -> None:
         if self.tool_choice not in TOOL_CHOICES:
             raise ValueError(f"tool_choice must be one of {', '.join(TOOL_CHOICES)}, not {self.tool_choice!r}")
-        if self.max_steps < 1:
-            raise ValueError("max_steps must be at least 1")
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+    def request(self, messages: list[dict], fields: dict) -> dict:
+        """The request of a reply: the conversation, the codec's fields and these options."""
+        request: dict = {"messages": messages, **fields}
+        if "tools" in fields:
+            request["tool_choice"] = self.tool_choice
+        for key, value in (("temperature", self.temperature), ("seed", self.seed), ("max_tokens", self.max_tokens)):
+            if value is not None:
+                request[key] = value
+        if "tools" in fields and self.parallel_tool_calls is not None:
+            request["parallel_tool_calls"] = self.parallel_tool_calls
+        return request
 
 
 class ChatPolicy:
@@ -52,18 +59,6 @@ class ChatPolicy:
         self.client = client
         self.options = options or AgentOptions()
 
-    def request(self, messages: list[dict], fields: dict) -> dict:
-        o = self.options
-        request: dict = {"messages": messages, **fields}
-        if "tools" in fields:
-            request["tool_choice"] = o.tool_choice
-        for key, value in (("temperature", o.temperature), ("seed", o.seed), ("max_tokens", o.max_tokens)):
-            if value is not None:
-                request[key] = value
-        if "tools" in fields and o.parallel_tool_calls is not None:
-            request["parallel_tool_calls"] = o.parallel_tool_calls
-        return request
-
     async def reply(self, view: View) -> Reply:
-        result = await self.client.complete(self.request(view.messages, view.request))
+        result = await self.client.complete(self.options.request(view.messages, view.request))
         return Reply(result.message, result.usage.get("prompt_tokens", 0), result.usage.get("completion_tokens", 0))

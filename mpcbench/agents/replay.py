@@ -10,16 +10,17 @@ Two ways, chosen by what the recorded run was:
 - any other agent is replayed from its journal (`TrajectoryReplay`, a policy of the episode
   engine): each turn, the recorded tool calls of that turn are made again through the
   environment, in order, and the recorded answer of the turn is given again, as the submission
-  or the text it was.
+  or the text it was (or, where a model's limit ended the episode, that limit again).
 """
 
 from __future__ import annotations
 
 import asyncio
 
-from ..episode.answers import SUBMIT_TOOL_NAME
+from ..episode.answers import SUBMIT_TOOL_NAME, answer_arguments
 from ..episode.engine import Reply, View
-from ..llm import InfrastructureError
+from ..errors import InfrastructureError, ModelLimitError
+from ..model_limits import CAUSES as MODEL_LIMITS
 
 
 class TrajectoryReplay:
@@ -42,6 +43,8 @@ class TrajectoryReplay:
                  and int(c.get("turn") or 1) == view.turn]
         for call in calls:
             await asyncio.to_thread(view.env.call, call["tool"], call["arguments"], turn=view.turn)
+        if rec.get("end") in MODEL_LIMITS and view.turn == int(rec.get("turns") or 1):
+            raise ModelLimitError(rec["end"], rec.get("end_detail") or "")
         first = view.turn == 1
         recorded = Reply({}, int(rec.get("prompt_tokens") or 0) if first else 0,
                          int(rec.get("completion_tokens") or 0) if first else 0,
@@ -51,7 +54,6 @@ class TrajectoryReplay:
         if answer.get("path") == "text":
             recorded.message = view.codec.text_answer(raw or "")
         else:
-            recorded.message = view.codec.submission(raw if raw is not None else {"candidates": [
-                {"start": c.get("start"), **({"room_id": c.get("room_id")} if view.env.level >= 3 else {})}
-                for c in answer.get("candidates") or []]})
+            recorded.message = view.codec.submission(raw if raw is not None else answer_arguments(
+                view.env.level, [(c.get("start"), c.get("room_id")) for c in answer.get("candidates") or []]))
         return recorded

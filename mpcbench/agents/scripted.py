@@ -11,7 +11,11 @@ at levels 3-4.
 
     found = plan(Environment(con, "L3-0007"))                       # [(start, room_id), ...]
     found = plan(env, HiddenFacts(env.data))                        # level 4
-    await play(ScriptedAgent(), env, hidden=HiddenFacts(env.data))  # as an episode (harness/runner.py)
+    await play(ScriptedAgent(), env, hidden=HiddenFacts(env.data))  # as an episode (agents/offline.py)
+
+The module is standard library only but for `world/tags.py` (the annotations' `Environment` is
+never imported at run time), so code mode ships both files, whole, into the sandbox
+(`agents/code_solver.py`).
 
 If it misses the oracle's answer on some instance, either this file is wrong or the tools do
 not show something the oracle uses: the test suite runs it on every instance of every level.
@@ -26,12 +30,13 @@ import datetime as dt
 import json
 import re
 import zoneinfo
-from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from ..episode.environment import Environment
 from ..world.tags import parse_tags
+
+if TYPE_CHECKING:
+    from ..episode.environment import Environment
 
 GRID = dt.timedelta(minutes=15)
 DAY = dt.timedelta(days=1)
@@ -504,32 +509,3 @@ def proposal_note(found: list[tuple[dt.datetime, str | None]]) -> str:
         return "Hi all, I could not find a time that works for everyone yet."
     times = "; ".join(f"{start:%a %Y-%m-%d %H:%M}" + (f" in room {room}" if room else "") for start, room in found)
     return f"Hi all, here are the proposed times: {times}. Please reply with the one that suits you."
-
-
-class OfflineAgent(ABC):
-    """An offline agent that computes the candidates of a turn through `env.call` (`feedback` is
-    None on the first turn): a program of the episode engine (`episode.engine.Program`). One
-    object serves one episode. An agent that reads no feedback answers every later turn as it
-    answered the first."""
-
-    name = "offline"
-
-    def submission(self, env: Environment, feedback: str | None, hidden: Hidden | None) -> dict:
-        return submission(env.level, self.answer(env, feedback))
-
-    @abstractmethod
-    def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str | None]]:
-        """The candidates of this turn, earliest first."""
-
-
-# --- the agent -------------------------------------------------------------------------------
-
-class ScriptedAgent:
-    """The scripted solver as a program of the episode engine; level 4 needs the hidden facts."""
-
-    name = "scripted"
-
-    def submission(self, env: Environment, feedback: str | None, hidden: Hidden | None) -> dict:
-        if feedback is None:
-            self.found = plan(env, hidden)
-        return submission(env.level, self.found)  # it is right the first time: feedback has nothing to add

@@ -19,19 +19,22 @@ from .common import DbOption, err, fail
 
 def mcp_command(
     instance: Annotated[str | None, typer.Option(help="Serve this one instance, e.g. L3-0007.")] = None,
-    level: Annotated[int | None, typer.Option(min=1, max=3, help="Serve the instances of this level, one after "
+    level: Annotated[int | None, typer.Option(min=1, max=4, help="Serve the instances of this level, one after "
                                                                  "another.")] = None,
     instances: Annotated[int | None, typer.Option(min=1, help="With --level: the first N instances.")] = None,
     run: Annotated[Path | None, typer.Option(help="The run directory (default build/runs/<run_id>); a run "
                                                   "already there is continued.")] = None,
     model: Annotated[str | None, typer.Option(help="A label for the agent's model in runs.parquet.")] = None,
+    max_steps: Annotated[int, typer.Option(min=1, help="Tool calls per instance, as eval's --max-steps: the last "
+                                                       "one ends the instance.")] = 30,
     port: Annotated[int | None, typer.Option(min=1, max=65535, help="Serve streamable HTTP on this port "
                                                                      "(http://HOST:PORT/mcp) instead of stdio.")] = None,
     host: Annotated[str, typer.Option(help="With --port: the address to listen on.")] = "127.0.0.1",
     db_path: DbOption = db.DEFAULT_DB,
 ) -> None:
     """Serve a level's tools and submit_candidates over MCP (stdio, or streamable HTTP with --port).
-    Each submission is journaled and scored like an eval episode, into the run's Parquet tables."""
+    Each instance is an eval episode: a valid submission, or the --max-steps-th call, ends it; the
+    run's Parquet tables are written when it is complete and when the server stops."""
     if (instance is None) == (level is None):
         fail("pass --instance ID (one instance) or --level N (a run of that level's instances)", 2)
     try:
@@ -40,7 +43,7 @@ def mcp_command(
         fail(f"the MCP server needs the mcp package ({e.name} is missing): pip install 'mpcbench[mcp]'")
     config = EvalConfig(agent="mcp", db=str(db_path), levels=(level,) if level else LEVELS,
                         instances=instances, instance_ids=(instance,) if instance else (), model=model,
-                        out=str(run) if run else None)
+                        max_steps=max_steps, out=str(run) if run else None)
     session = open_external_run(config)
     where = f"http://{host}:{port}/mcp" if port else "stdio"
     err.print(f"Serving level {session.level}: {len(session.todo)} of {len(session.episodes)} instances to answer, "

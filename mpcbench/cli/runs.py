@@ -10,12 +10,14 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, Text
                            TimeRemainingColumn)
 from rich.table import Table
 
-from ..episode.engine import is_harness_error
+from ..episode.record import is_harness_error
 from ..harness.ablation import run_ablation
 from ..harness.config import AGENTS, EvalConfig
+from ..harness.dry_run import CHARS_PER_TOKEN, REPLY_TOKENS, STEP_TOKENS, DryRun, dry_run as dry_run_plan
 from ..harness.merge import merge_runs
 from ..harness.rescore import rescore
 from ..harness.runner import Progress as EvalProgress, run_eval
+from ..model_limits import CAUSES as MODEL_LIMITS
 from ..report.load import parse_prices
 from ..report.render import make_report
 from ..report.trajectories import WHICH
@@ -30,23 +32,26 @@ class BarProgress(EvalProgress):
         self.bar, self.name = bar, name
         self.task: TaskID | None = None
         self.f1: list[float] = []
-        self.em = self.infra = self.harness = self.parse = 0
+        self.em = self.infra = self.harness = self.parse = self.limits = 0
 
     def start(self, total: int, done: int) -> None:
         self.task = self.bar.add_task(self.name, total=total, completed=done, stats="")
 
     def episode(self, record: dict, f1: float | None, exact: bool | None) -> None:
-        if is_harness_error(record.get("error")):
+        if is_harness_error(record):
             self.harness += 1
         elif record.get("error"):
             self.infra += 1
         else:
             self.f1.append(f1 or 0.0)
             self.em += bool(exact)
-            self.parse += not (record["answers"] and record["answers"][-1].get("parse_ok"))
+            limited = record.get("end") in MODEL_LIMITS
+            self.limits += limited
+            self.parse += not (limited or record["answers"] and record["answers"][-1].get("parse_ok"))
         mean = sum(self.f1) / len(self.f1) if self.f1 else 0.0
         stats = (f"F1 {mean:.2f} · EM {self.em}/{len(self.f1)} · parse failures {self.parse} · "
-                 f"infra errors {self.infra}" + (f" · [red]harness errors {self.harness}[/red]" if self.harness else ""))
+                 + (f"model limits {self.limits} · " if self.limits else "")
+                 + f"infra errors {self.infra}" + (f" · [red]harness errors {self.harness}[/red]" if self.harness else ""))
         assert self.task is not None  # the runner calls start() before any episode
         self.bar.update(self.task, advance=1, stats=stats)
 
@@ -57,24 +62,58 @@ class BarProgress(EvalProgress):
 def print_summary(title: str, summary: list[dict]) -> None:
     table = Table(title=title)
     harness = any(s.get("harness_errors") for s in summary)
-    for column in ("level", "episodes", "mean F1", "EM rate", "parse failures", "infra errors",
+    limits = [cause for cause in MODEL_LIMITS if any(s.get(cause) for s in summary)]  # shown where any
+    for column in ("level", "episodes", "mean F1", "EM rate", "parse failures", *limits, "infra errors",
                    *(["harness errors"] if harness else []), "tool calls", "tokens in/out", "cost (US$)"):
-        table.add_column(column, justify="right", style="red" if column == "harness errors" else None)
+        table.add_column(column.replace("_", " "), justify="right", style="red" if column == "harness errors" else None)
     for s in summary:
         table.add_row(str(s["level"]), str(s["episodes"]),
                       "—" if s["mean_f1"] is None else f"{s['mean_f1']:.3f}",
                       "—" if s["em_rate"] is None else f"{s['em_rate']:.0%}",
-                      str(s["parse_failures"]), str(s["infrastructure_errors"]),
+                      str(s["parse_failures"]), *(str(s.get(cause, 0)) for cause in limits),
+                      str(s["infrastructure_errors"]),
                       *([str(s.get("harness_errors", 0))] if harness else []), f"{s['mean_tool_calls']:.1f}",
                       f"{s['mean_prompt_tokens']:.0f}/{s['mean_completion_tokens']:.0f}",
                       "n/a" if s.get("cost_usd") is None else f"{s['cost_usd']:.4f}")
     console.print(table)
 
 
+def print_dry_run(plan: DryRun) -> None:
+    """The plan of `eval --dry-run`: the episodes, each level's first request and the estimate."""
+    c = plan.config
+    console.print(f"Dry run (nothing is sent): {sum(len(lp.episodes) for lp in plan.levels)} episodes of "
+                  f"{c.agent}{f' ({c.model})' if c.model else ''}, mode {c.mode}, protocol {c.protocol}",
+                  markup=False, highlight=False)
+    for lp in plan.levels:
+        names = " ".join(i if c.trials == 1 else f"{i}#{t}" for i, t in lp.episodes)
+        console.print(f"level {lp.level}: {names}", markup=False, highlight=False, soft_wrap=True)
+    table = Table(title="Per level: the first request in characters (≈ tokens), and per episode: steps and "
+                        "tokens; the level's cost")
+    for column in ("level", "episodes", "first request", "≈ tokens", "steps", "prompt tokens", "completion tokens",
+                   "US$"):
+        table.add_column(column, justify="right")
+    for lp in plan.levels:
+        cost = plan.cost(lp)
+        table.add_row(str(lp.level), str(len(lp.episodes)), str(lp.first_request_chars), str(lp.first_request_tokens),
+                      f"{lp.steps:.1f}", f"{lp.prompt_tokens:,.0f}", f"{lp.completion_tokens:,.0f}",
+                      "n/a" if cost is None else f"{cost:.4f}")
+    console.print(table)
+    basis = (f"steps and tokens per episode as measured in {plan.like}" if plan.like else
+             f"every episode spending --max-steps {c.max_steps}, each step adding {STEP_TOKENS} tokens to the "
+             f"conversation and {c.max_tokens or REPLY_TOKENS} of reply: an upper bound")
+    price = plan.price
+    console.print(f"Estimate: tokens are characters / {CHARS_PER_TOKEN}; {basis}; "
+                  + (f"prices of {price['model']}: US$ {price['input']:g} / {price['output']:g} per million "
+                     "prompt / completion tokens." if price else "no price for this model (--prices FILE)."),
+                  markup=False, highlight=False, soft_wrap=True)
+    for warning in plan.warnings:
+        err.print(f"note: {warning}", markup=False, highlight=False, soft_wrap=True)
+
+
 # The eval options that set a field of EvalConfig under another name.
 CONFIG_FIELDS = {"instance": "instance_ids", "timeout": "timeout_s", "replay_from": "replay_from", "db_path": "db",
                  "max_cost": "max_cost_usd", "code_timeout": "code_timeout_s"}
-NOT_CONFIG = {"ablation", "ablation_code", "resume", "retry_errors", "overwrite", "out"}
+NOT_CONFIG = {"ablation", "ablation_code", "resume", "retry_errors", "overwrite", "out", "dry_run", "like"}
 
 
 def given_options(ctx: typer.Context) -> frozenset[str]:
@@ -142,6 +181,10 @@ def eval_command(
     retry_errors: Annotated[bool, typer.Option(help="With --resume: run again the episodes that ended in an "
                                                       "infrastructure error.")] = False,
     overwrite: Annotated[bool, typer.Option(help="Delete the run already in --out and start it again.")] = False,
+    dry_run: Annotated[bool, typer.Option(help="Plan the run and print its episodes, each level's first request "
+                                               "and an estimate of tokens and cost; send nothing.")] = False,
+    like: Annotated[Path | None, typer.Option(help="With --dry-run: take steps and tokens per episode from this "
+                                                   "earlier run (default: every episode spends --max-steps).")] = None,
     db_path: Annotated[Path, typer.Option("--db", help="The DuckDB file to read.")] = db.DEFAULT_DB,
 ) -> None:
     """Run an agent on the benchmark's instances and write runs/candidates/tool_calls Parquet tables.
@@ -163,6 +206,13 @@ def eval_command(
                         feedback=feedback, feedback_detail=feedback_detail,
                         feedback_model=feedback_model, prices=str(prices) if prices else None,
                         max_cost_usd=max_cost)
+    if like is not None and not dry_run:
+        fail("--like goes with --dry-run", 2)
+    if dry_run:
+        if ablation or resume:
+            fail("--dry-run plans a new run, not --ablation or --resume", 2)
+        print_dry_run(dry_run_plan(config, like))
+        return
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as bar:

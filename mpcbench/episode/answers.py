@@ -32,6 +32,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,6 +101,13 @@ def submit_schema(level: int, n: int | None = None) -> dict:
 
 NOTE_SCHEMA = {"type": "string", "description": "A short note to send to the participants with the proposed "
                                                 "times (optional; it never changes the answer's score)."}
+
+
+def answer_arguments(level: int, candidates: Iterable[tuple[str | None, str | None]]) -> dict:
+    """submit_candidates' arguments for these (start, room_id) pairs: each candidate has its
+    room_id from level 3 on."""
+    return {"candidates": [{"start": start, **({"room_id": room} if level >= 3 else {})}
+                           for start, room in candidates]}
 
 
 def submit_tool(level: int, n: int | None = None) -> dict:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .answers import SUBMIT_TOOL_NAME, submit_tool
@@ -47,9 +48,17 @@ _OPEN = re.compile(r"<(execute|solution)>")
 _CLOSE = re.compile(r"</(?:execute|solution)>")
 
 
+class ActionKind(StrEnum):
+    CALL = "call"
+    SUBMIT = "submit"
+    TEXT = "text"
+    SOLUTION = "solution"
+    INVALID = "invalid"
+
+
 @dataclass(frozen=True)
 class Action:
-    kind: str                           # call | submit | text | solution | invalid
+    kind: ActionKind
     name: str = ""                      # call, submit: the tool
     arguments: str | dict | None = None  # call, submit: as the reply gave them
     content: str = ""                   # text, solution: the answer text; invalid: what the agent is told
@@ -114,12 +123,12 @@ class NativeCodec:
     def read(self, message: dict, env: Environment) -> tuple[dict, list[Action]]:
         calls = message.get("tool_calls") or []
         if not calls:
-            return message, [Action("text", content=message.get("content") or "")]
+            return message, [Action(ActionKind.TEXT, content=message.get("content") or "")]
         actions = []
         for call in calls:
             function = call.get("function") or {}
             name = function.get("name") or ""
-            actions.append(Action("submit" if name == SUBMIT_TOOL_NAME else "call", name,
+            actions.append(Action(ActionKind.SUBMIT if name == SUBMIT_TOOL_NAME else ActionKind.CALL, name,
                                   function.get("arguments") or "", call_id=call.get("id") or ""))
         return message, actions
 
@@ -130,9 +139,7 @@ class NativeCodec:
         return {"role": "user", "content": text}
 
     def submission(self, arguments: str | dict) -> dict:
-        raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
-        return {"role": "assistant", "content": None,
-                "tool_calls": [{"type": "function", "function": {"name": SUBMIT_TOOL_NAME, "arguments": raw}}]}
+        return tool_call_message(tool_call(SUBMIT_TOOL_NAME, arguments))
 
     def text_answer(self, text: str) -> dict:
         return {"role": "assistant", "content": text}
@@ -158,13 +165,13 @@ class MintCodec:
         kind, content, reply = parse_action(message.get("content") or "")
         kept = {"role": "assistant", "content": reply}
         if kind == "solution":
-            return kept, [Action("solution", content=content)]
+            return kept, [Action(ActionKind.SOLUTION, content=content)]
         if kind == "execute" and _runs_code(env):
-            return kept, [Action("call", PYTHON_TOOL, {"code": content})]
-        return kept, [Action("invalid", content=NO_CODE if kind == "execute" else INVALID_ACTION)]
+            return kept, [Action(ActionKind.CALL, PYTHON_TOOL, {"code": content})]
+        return kept, [Action(ActionKind.INVALID, content=NO_CODE if kind == "execute" else INVALID_ACTION)]
 
     def result(self, action: Action, text: str, budget: Budget) -> dict:
-        said = f"Observation:\n{text}" if action.kind == "call" else text
+        said = f"Observation:\n{text}" if action.kind == ActionKind.CALL else text
         return {"role": "user", "content": f"{said}\n{countdown(budget.steps_left, budget.proposals_left)}"}
 
     def feedback(self, text: str, budget: Budget) -> dict:
@@ -176,6 +183,20 @@ class MintCodec:
 
     def text_answer(self, text: str) -> dict:
         return {"role": "assistant", "content": f"The answer is <solution> {text} </solution>"}
+
+
+def tool_call(name: str, arguments: str | dict | None, call_id: str | None = None) -> dict:
+    """One entry of an assistant message's `tool_calls` (OpenAI's shape), the arguments as JSON
+    text (None: `{}`)."""
+    raw = arguments if isinstance(arguments, str) else json.dumps({} if arguments is None else arguments,
+                                                                   ensure_ascii=False)
+    return {**({"id": call_id} if call_id is not None else {}), "type": "function",
+            "function": {"name": name, "arguments": raw}}
+
+
+def tool_call_message(*calls: dict) -> dict:
+    """An assistant message that makes these tool calls (`tool_call` entries), in OpenAI's shape."""
+    return {"role": "assistant", "content": None, "tool_calls": list(calls)}
 
 
 CODECS: dict[str, type[NativeCodec] | type[MintCodec]] = {"native": NativeCodec, "mint": MintCodec}

@@ -6,10 +6,14 @@
     await episode.play()                 # never raises for what goes wrong inside the episode
     record = episode.record(trial=1, agent="openai", model="gpt-4o-mini", latency_s=12.3)
 
-`mpcbench eval` (harness/runner.py), the Inspect solver, the MCP session and the scripted
-references all go through here, so an instance gets the same system prompt, the same tools and
-the same `submit_candidates` schema on every path, and the same conversation gives the same
-journal record.
+    step = await episode.step(Reply(message))   # or a reply at a time, from outside (MCP, training)
+    step.messages, step.done                    # what the episode answered; whether it is over
+    episode.finish()                            # the driver stops: the episode ends here
+
+`mpcbench eval` (harness/runner.py), the Inspect solver, the MCP session, the training
+environments and the scripted references all go through here, so an instance gets the same
+system prompt, the same tools and the same `submit_candidates` schema on every path, the same
+step budget, and the same conversation gives the same journal record.
 
 Who does what:
 
@@ -22,41 +26,43 @@ Who does what:
 - the **engine** runs the actions (tool calls through the environment, submissions through
   `submit`), keeps the step budget (at most `max_steps` replies, all turns together), ends a
   turn at an answer, gives feedback between turns (at most `max_turns` answers), and writes the
-  journal record.
+  journal record (`episode.record`). `Episode.step` is all of that for one reply; `play` asks the
+  policy for replies and steps until the episode is over.
 
-How an episode ends, and what it is counted as:
+How an episode ends (`contract.EndReason`, the record's `end`), and what it is counted as:
 
-- an answer: a valid `submit_candidates` call (one that fails the JSON Schema comes back as an
+- `answered`: a valid `submit_candidates` call (one that fails the JSON Schema comes back as an
   error the model can fix, and is the answer only if nothing valid follows), a plain-text reply
-  (native) or a `<solution>` (MINT), parsed leniently;
-- the step budget spent: the last submission attempt (or nothing) is the answer;
-- `error = "<kind>: ..."`, an infrastructure error: the endpoint failed after its retries
-  (`llm.InfrastructureError`; `feedback_<kind>` when the feedback model's endpoint failed);
-- `error = "harness_error: ..."`: our own code failed (a tool's query, a program, a bug). The
-  traceback is kept in the record; the run fails (harness/runner.py).
+  (native) or a `<solution>` (MINT), parsed leniently; right, or no turn (or no step) is left
+  for feedback;
+- `step_budget`: the steps ran out; the last submission attempt (or nothing) is the answer;
+- `stopped`: a driver from outside finished it first; the same answer as `step_budget`;
+- `context_exceeded`, `model_output_rejected`: a limit of the model (`errors.ModelLimitError`:
+  the conversation outgrew its context, or its server could not parse its output); scored like
+  `step_budget`, and `end_detail` keeps what the server said (`model_limits`);
+- `infrastructure`, `error = "<kind>: ..."`: the endpoint failed after its retries
+  (`errors.InfrastructureError`; `feedback_<kind>` when the feedback model's endpoint failed);
+- `harness_error`, `error = "harness_error: ..."`: our own code failed (a tool's query, a
+  program, a bug). The traceback is kept in the record; the run fails (harness/runner.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-import traceback
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from ..llm import InfrastructureError
+from ..errors import InfrastructureError, ModelLimitError
 from .answers import SUBMIT_TOOL_NAME, ParsedAnswer, parse_submission, parse_text_answer
-from .codecs import Action, Budget, Codec, codec_for
-from .contract import AgentOutput, ToolCall
+from .codecs import Action, ActionKind, Budget, Codec, codec_for
+from .contract import AgentOutput, EndReason, ToolCall
 from .environment import Environment, sent_text
+from .record import HARNESS_ERROR, end_output, episode_record, harness_failure, turn_answer
 from .tools import HiddenFacts
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs  # typing.TypeIs is Python 3.13+; only annotations use it
-
-HARNESS_ERROR = "harness_error"
-JOURNAL_VERSION = 1
 
 
 @dataclass
@@ -124,8 +130,18 @@ class Feedback(Protocol):
         ...
 
 
+@dataclass
+class Step:
+    """What one reply did: the messages the episode answered it with (a tool result per call,
+    MINT's observation, the feedback that opens the next turn) and whether the episode is over."""
+    messages: list[dict]
+    done: bool
+
+
 class Episode:
-    """One episode over an open environment (the caller closes it)."""
+    """One episode over an open environment (the caller closes it). `play()` asks the policy for
+    each reply; a driver whose replies arrive from outside (MCP, the training environments) gives
+    them to `step()` itself and calls `finish()` when it stops before the episode is over."""
 
     def __init__(self, env: Environment, policy: Policy, codec: Codec, *, max_steps: int = 30, max_turns: int = 1,
                  feedback: Feedback | None = None, hidden: HiddenFacts | None = None):
@@ -142,76 +158,120 @@ class Episode:
     def messages(self) -> list[dict]:
         return self.out.transcript
 
+    @property
+    def turn(self) -> int:
+        return self.out.turns
+
+    @property
+    def done(self) -> bool:
+        return self.out.end is not None
+
+    @property
+    def steps_left(self) -> int:
+        return max(self.max_steps - self.out.steps, 0)
+
     def budget(self) -> Budget:
         return Budget(self.max_steps - self.out.steps, self.max_turns - self.proposals)
 
+    def view(self) -> View:
+        """What the policy is given for the next reply."""
+        return View(self.messages, self.codec.request(self.env), self.env, self.codec, self.turn, self.said,
+                    self.hidden)
+
     async def play(self) -> AgentOutput:
-        """Every turn: after a wrong answer, while turns remain, the feedback and the next turn.
-        Whatever goes wrong ends up in `out.error`, never as an exception."""
-        out = self.out
-        try:
-            await self.play_turn(1)
-            for turn in range(1, self.max_turns + 1):
-                if out.error:
-                    break
-                said = None
-                if self.feedback is not None:
-                    said = await self.feedback.give(self.env.instance_id, self.env.level, out.answer, turn=turn,
-                                                    max_turns=self.max_turns)
-                self.answers.append(turn_answer(out, self.env.level, turn, said))
-                if said is None:
-                    break
-                self.messages.append(self.codec.feedback(said, self.budget()))
-                out.answer, out.turns, self.said = None, turn + 1, said
-                await self.play_turn(turn + 1)
-        except InfrastructureError as e:  # the feedback model's endpoint
-            out.error = f"feedback_{e.kind}: {e.message}"
-        except Exception as e:  # noqa: BLE001 - whatever our own code raised ends this episode, as ours
-            self.fail(e)
-        if not self.answers or out.error:
-            self.answers.append(turn_answer(out, self.env.level, len(self.answers) + 1))
-        return out
-
-    def fail(self, error: BaseException) -> None:
-        """End the episode with a harness error (our code failed), keeping the traceback."""
-        self.out.error, self.traceback = harness_failure(error)
-
-    async def play_turn(self, turn: int) -> None:
-        """Replies until an answer, the step budget or an endpoint failure."""
-        out = self.out
-        while out.steps < self.max_steps:
-            view = View(self.messages, self.codec.request(self.env), self.env, self.codec, turn, self.said,
-                        self.hidden)
+        """Ask the policy for replies and step through them until the episode is over. Whatever
+        goes wrong ends up in `out.error`, never as an exception."""
+        while not self.done:
             try:
-                reply = await self.policy.reply(view)
+                reply = await self.policy.reply(self.view())
             except InfrastructureError as e:
-                out.error = f"{e.kind}: {e.message}"
-                return
+                self.end(EndReason.INFRASTRUCTURE, e.kind, e.message)
+            except ModelLimitError as e:  # the model's failure: scored on the answer it had
+                self.out.end_detail = e.message
+                self.end(EndReason(e.cause))
+            except Exception as e:  # noqa: BLE001 - our own code (the policy's) failed: the episode ends, as ours
+                self.fail(e)
+            else:
+                await self.step(reply)
+        return self.out
+
+    async def step(self, reply: Reply) -> Step:
+        """Advance the episode by one reply: read it, count its steps and tokens, run its actions,
+        and end the turn at an answer (feedback, then the next turn or the end) or the episode when
+        the step budget is spent. Never raises for what goes wrong inside the episode; a reply
+        after the end is a RuntimeError."""
+        if self.done:
+            raise RuntimeError(f"the episode of {self.env.instance_id} is over ({self.out.end})")
+        out, start = self.out, len(self.messages) + 1   # what follows the reply as kept
+        try:
             out.steps += reply.steps
             out.prompt_tokens += reply.prompt_tokens
             out.completion_tokens += reply.completion_tokens
             kept, actions = self.codec.read(reply.message, self.env)
             self.messages.append(kept)
-            if await self.act(actions, turn) or reply.final:
-                return
+            if await self.act(actions) or reply.final:
+                await self.end_turn()
+            elif out.steps >= self.max_steps:
+                self.end(EndReason.STEP_BUDGET)
+        except InfrastructureError as e:  # the feedback model's endpoint
+            self.end(EndReason.INFRASTRUCTURE, f"feedback_{e.kind}", e.message)
+        except ModelLimitError as e:  # the feedback model's limit: not the evaluated model's
+            self.end(EndReason.INFRASTRUCTURE, f"feedback_{e.cause}", e.message)
+        except Exception as e:  # noqa: BLE001 - whatever our own code raised ends this episode, as ours
+            self.fail(e)
+        return Step(self.messages[start:], self.done)
 
-    async def act(self, actions: list[Action], turn: int) -> bool:
+    async def end_turn(self) -> None:
+        """The turn has its answer: feedback on it while turns and steps remain (then the next turn
+        opens with it), else the episode ends."""
+        out, turn = self.out, self.turn
+        said = None
+        if self.feedback is not None and out.steps < self.max_steps:
+            said = await self.feedback.give(self.env.instance_id, self.env.level, out.answer, turn=turn,
+                                            max_turns=self.max_turns)
+        self.answers.append(turn_answer(out, self.env.level, turn, said))
+        if said is None:
+            self.end(EndReason.ANSWERED)
+            return
+        self.messages.append(self.codec.feedback(said, self.budget()))
+        out.answer, out.turns, self.said = None, turn + 1, said
+
+    def end(self, reason: EndReason, kind: str | None = None, message: str | None = None) -> None:
+        """End the episode for `reason` (an error's `kind` and `message` make `out.error`); the
+        current turn's answer, if the turn did not end with one, is the journal's last."""
+        end_output(self.out, reason, kind, message)
+        if len(self.answers) < self.turn:
+            self.answers.append(turn_answer(self.out, self.env.level, self.turn))
+
+    def finish(self) -> AgentOutput:
+        """Close the episode out: one that is not over yet ends here (`stopped`: the driver
+        stopped before an answer; what it submitted so far is the answer)."""
+        if not self.done:
+            self.end(EndReason.STOPPED)
+        return self.out
+
+    def fail(self, error: BaseException) -> None:
+        """End the episode with a harness error (our code failed), keeping the traceback."""
+        message, self.traceback = harness_failure(error)
+        self.end(EndReason.HARNESS_ERROR, HARNESS_ERROR, message)
+
+    async def act(self, actions: list[Action]) -> bool:
         """Run a reply's actions in order; True when they answered the turn."""
-        out = self.out
+        out, turn = self.out, self.turn
         accepted = None
         for action in actions:
-            if action.kind in ("text", "solution"):
-                self.proposals += action.kind == "solution"
+            if action.kind in (ActionKind.TEXT, ActionKind.SOLUTION):
+                self.proposals += action.kind == ActionKind.SOLUTION
                 out.answer = parse_text_answer(action.content, self.env.level)
                 return True
-            if action.kind == "submit":
+            if action.kind == ActionKind.SUBMIT:
                 answer = submit(self.env, action.arguments, turn=turn)
                 text = self.env.trace[-1].result
                 if answer.parse_ok:
                     accepted = answer
                 elif accepted is None:
                     out.answer = answer  # the last attempt, if nothing valid comes
-            elif action.kind == "call":
+            elif action.kind == ActionKind.CALL:
                 text = await asyncio.to_thread(self.env.call, action.name, action.arguments, turn=turn)
             else:
                 out.invalid_actions += 1
@@ -223,21 +283,12 @@ class Episode:
         return False
 
     def record(self, *, trial: int, agent: str, model: str | None, latency_s: float) -> dict:
-        """The episode's journal line."""
+        """The episode's journal line (of a finished episode: `finish()` first when unsure)."""
+        self.finish()
         return episode_record(instance_id=self.env.instance_id, trial=trial, level=self.env.level, agent=agent,
                               model=model, mode=self.env.mode.name, output=self.out, answers=self.answers,
                               trace=self.env.trace, latency_s=latency_s, traceback=self.traceback,
                               prompt_rows=self.env.prompt_rows)
-
-
-def error_kind(error: str) -> str:
-    """The kind of an episode's error: `harness_error`, or an infrastructure error's kind
-    (`rate_limit`, `feedback_timeout`, ...)."""
-    return error.split(":", 1)[0]
-
-
-def is_harness_error(error: str | None) -> bool:
-    return error is not None and error_kind(error) == HARNESS_ERROR
 
 
 async def play(agent: Policy | Program, env: Environment, *, protocol: str = "native", max_steps: int = 30,
@@ -248,23 +299,6 @@ async def play(agent: Policy | Program, env: Environment, *, protocol: str = "na
                       hidden=hidden)
     await episode.play()
     return episode
-
-
-def harness_failure(error: BaseException) -> tuple[str, str]:
-    """(the record's error, the traceback) of a failure of our own code."""
-    detail = " ".join(str(error).split())[:500]
-    text = f"{HARNESS_ERROR}: {type(error).__name__}" + (f": {detail}" if detail else "")
-    return text, "".join(traceback.format_exception(error))
-
-
-def failed_record(error: BaseException, *, instance_id: str, trial: int, level: int, agent: str, model: str | None,
-                  mode: str, latency_s: float) -> dict[str, Any]:
-    """The journal line of an episode that could not start (its environment or policy failed)."""
-    out = AgentOutput(answer=None)
-    out.error, trace_text = harness_failure(error)
-    return episode_record(instance_id=instance_id, trial=trial, level=level, agent=agent, model=model, mode=mode,
-                          output=out, answers=[turn_answer(out, level, 1)], trace=[], latency_s=latency_s,
-                          traceback=trace_text)
 
 
 def submitted_text(answer: ParsedAnswer) -> str:
@@ -286,61 +320,3 @@ def submit(env: Environment, arguments: str | dict | None, *, turn: int = 1) -> 
                               latency_ms=(time.perf_counter() - started) * 1000,
                               error=None if answer.parse_ok else answer.error))
     return answer
-
-
-# --- the journal record --------------------------------------------------------------------------
-
-def final_raw(output: AgentOutput, level: int) -> str | None:
-    """The raw text of the final answer: the submit_candidates arguments it came from, or the
-    final text message."""
-    answer = output.answer
-    if answer is None:
-        return None
-    for message in reversed(output.transcript or []):
-        if message.get("role") != "assistant":
-            continue
-        if answer.path == "text":
-            if message.get("content") is not None and not message.get("tool_calls"):
-                return message["content"]
-            continue
-        for call in reversed(message.get("tool_calls") or []):
-            function = call.get("function") or {}
-            if function.get("name") == SUBMIT_TOOL_NAME:
-                raw = function.get("arguments")
-                raw = raw if isinstance(raw, str) else json.dumps(raw)
-                if parse_submission(raw, level) == answer:
-                    return raw
-    return None
-
-
-def turn_answer(output: AgentOutput, level: int, turn: int, feedback: str | None = None) -> dict:
-    """A turn's answer as the journal keeps it (taken when the turn ends: the raw text is found
-    at the end of the transcript), with the feedback the harness gave on it."""
-    answer = output.answer
-    if answer is None:
-        return {"turn": turn, "path": None, "raw": None, "parse_ok": False, "error": "no answer",
-                "candidates": [], "note": None, "feedback": feedback}
-    return {"turn": turn, "path": answer.path, "raw": final_raw(output, level), "parse_ok": answer.parse_ok,
-            "error": answer.error,
-            "candidates": [{"start": c.start, "room_id": c.room_id, "raw": c.raw, "problem": c.problem}
-                           for c in answer.candidates], "note": answer.note, "feedback": feedback}
-
-
-def episode_record(*, instance_id: str, trial: int, level: int, agent: str, model: str | None, mode: str,
-                   output: AgentOutput, answers: list[dict], trace: list[ToolCall], latency_s: float,
-                   traceback: str | None = None, prompt_rows: tuple[str, ...] = ()) -> dict[str, Any]:  # noqa: A002
-    """One journal line: everything needed to score the episode again, or to replay it, with the
-    raw rows each call returned and the prompt showed (`prompt_rows`: context mode's sources)."""
-    calls = [{"turn": c.turn, "step": c.step, "tool": c.tool, "arguments": c.arguments,
-              "result_chars": len(c.result or ""), "latency_ms": round(c.latency_ms, 3), "error": c.error,
-              "via": c.via, "cell": c.cell, "source_rows": list(c.source_rows)}
-             for c in trace]
-    record = {"v": JOURNAL_VERSION, "instance_id": instance_id, "trial": trial, "level": level, "agent": agent,
-              "model": model, "mode": mode, "turns": len(answers), "steps": output.steps,
-              "prompt_tokens": output.prompt_tokens, "completion_tokens": output.completion_tokens,
-              "invalid_actions": output.invalid_actions, "latency_s": round(latency_s, 4), "error": output.error,
-              "answers": answers, "tool_calls": calls, "prompt_rows": list(prompt_rows),
-              "transcript": output.transcript}
-    if traceback is not None:
-        record["traceback"] = traceback
-    return record

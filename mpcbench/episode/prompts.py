@@ -10,7 +10,8 @@ request itself) and how it answers (`submit_candidates`, or MINT's `<solution>`)
 only the tools and tags its (protocol, mode) offers: tests/test_model_paths.py checks it.
 
 MINT's in-context example for a level is a real trajectory of the scripted solver on an instance
-no evaluation holds (`mint_examples.json`, written by harness/mint_examples.py).
+no evaluation holds (`mint_examples.json`, written by harness/mint_examples.py), shown at MINT's
+scale: its first cells, observations cut, and its solution.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from .answers import SUBMIT_TOOL_NAME
 from .contract import ToolSpec
 
 EXAMPLES_PATH = Path(__file__).with_name("mint_examples.json")   # written by harness/mint_examples.py
+EXAMPLE_STEPS = 3          # cells of MINT's example shown: MINT's own examples are a few turns
+OBSERVATION_CHARS = 400    # an example's observation is cut there (the prompt budget, docs/mint.md)
 
 # how the agent reads the sources, by mode
 _READS = {"tools": "through the tools you have",
@@ -167,20 +170,31 @@ def countdown(steps_left: int, proposals_left: int) -> str:
 
 
 def render_example(example: dict, steps: int, proposals: int) -> str:
-    """A recorded trajectory as MINT's in-context example: its cells, their observations with the
-    count-down lines of this run's budget (or of the example's own length, if that is longer)
-    and its solution."""
-    steps = max(steps, len(example["steps"]) + 1)
+    """A recorded trajectory as MINT's in-context example, at MINT's scale: its first
+    `EXAMPLE_STEPS` cells, each observation cut at `OBSERVATION_CHARS` (the cut is said), with the
+    count-down lines of this run's budget, a line for the cells left out, and its solution."""
+    shown = example["steps"][:EXAMPLE_STEPS]
+    steps = max(steps, len(shown) + 1)
     lines = ["", "--- Example (a request from another world, solved by a reference solver; you will not be "
                  "asked it) ---", f"Task:\n{example['task']}"]
-    for number, step in enumerate(example["steps"], start=1):
+    for number, step in enumerate(shown, start=1):
         lines += [f"Assistant: <thought> {step['thought']} </thought>",
                   f"<execute>\n{step['code']}\n</execute>",
-                  f"Observation:\n{step['output']}", countdown(steps - number, proposals)]
+                  f"Observation:\n{trimmed(step['output'])}", countdown(steps - number, proposals)]
+    if len(example["steps"]) > len(shown):
+        lines.append(f"[{len(example['steps']) - len(shown)} more cells like these, reading the other sources, "
+                     "are left out here]")
     lines += ["Assistant: <thought> I test every 15-minute start of the window against what I read, in "
               "Python, and keep the earliest that pass. </thought>",
               f"The answer is <solution> {json.dumps(example['solution'])} </solution>", "--- End of example ---", ""]
     return "\n".join(lines)
+
+
+def trimmed(output: str) -> str:
+    """An example's observation cut at OBSERVATION_CHARS, the cut said."""
+    if len(output) <= OBSERVATION_CHARS:
+        return output
+    return f"{output[:OBSERVATION_CHARS].rstrip()}\n[... {len(output) - OBSERVATION_CHARS} more characters]"
 
 
 def tool_listing(specs: list[ToolSpec]) -> str:

@@ -18,9 +18,9 @@ from ..agents.code_solver import ScriptedCodeAgent, ScriptedMintModel
 from ..agents.openai_agent import AgentOptions, ChatPolicy
 from ..agents.replay import TrajectoryReplay
 from ..episode.engine import Policy, ProgramPolicy
-from ..errors import UserError
+from ..errors import InfrastructureError, UserError
 from ..limiter import AdaptiveLimit
-from ..llm import ChatClient, EndpointConfig, InfrastructureError, ResponseCache, ServerInfo, probe_endpoint
+from ..llm import ChatClient, EndpointConfig, ResponseCache, ServerInfo, probe_endpoint
 from .config import CACHE, OFFLINE, RUN_JSON, EvalConfig, parse_shard
 from .journal import recorded_run
 
@@ -68,6 +68,13 @@ def chat_client(config: EvalConfig, model: str, cache_path: Path, *, replay_only
                       limit=limit)
 
 
+def agent_options(config: EvalConfig, trial: int) -> AgentOptions:
+    """The sampling options of a trial's requests (trial t sends seed + t - 1)."""
+    seed = None if config.seed is None else config.seed + trial - 1
+    return AgentOptions(temperature=config.temperature, seed=seed, tool_choice=config.tool_choice,
+                        parallel_tool_calls=config.parallel_tool_calls, max_tokens=config.max_tokens)
+
+
 def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = False, agent: str = "openai",
                  limit: AdaptiveLimit | None = None) -> AgentPlan:
 
@@ -75,11 +82,7 @@ def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = Fa
     client = chat_client(config, model, cache_path, replay_only=replay_only, limit=limit)
 
     def make(instance_id: str, trial: int):
-        seed = None if config.seed is None else config.seed + trial - 1
-        options = AgentOptions(max_steps=config.max_steps, temperature=config.temperature, seed=seed,
-                               tool_choice=config.tool_choice, parallel_tool_calls=config.parallel_tool_calls,
-                               max_tokens=config.max_tokens)
-        return ChatPolicy(client, options)
+        return ChatPolicy(client, agent_options(config, trial))
 
     return AgentPlan(make, False, agent, model, close=client.aclose, limit=limit)
 

@@ -13,8 +13,8 @@ environments (`integrations.verifiers_env`, `integrations.openenv_env`) are made
     result.reward, result.metrics                          # reward = sum(weight * metric)
 
 Each rollout is an `episode.engine.Episode` whose policy's replies arrive from outside, as in
-`harness.session` (MCP): a reply is read by the native codec and its actions are run by
-`Episode.act`, so a tool call returns exactly the text `mpcbench tools call` prints, a
+`harness.session` (MCP): each reply goes through `Episode.step` (the native codec reads it),
+so a tool call returns exactly the text `mpcbench tools call` prints, a
 `submit_candidates` call that fails its schema comes back as an error the policy can fix, and a
 valid one ends the episode. Its journal record is the one `mpcbench eval` would write for the same
 conversation, and it is scored by the same grader (`grading.scoring.Grader`: F1, exact match,
@@ -31,7 +31,6 @@ An episode that ends in a harness error (our failure) gets reward 0 and `harness
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import threading
 import time
@@ -41,8 +40,8 @@ from pathlib import Path
 import duckdb
 
 from ..episode.answers import SUBMIT_TOOL_NAME
-from ..episode.codecs import NativeCodec
-from ..episode.engine import Episode, Reply, View, turn_answer
+from ..episode.codecs import NativeCodec, tool_call, tool_call_message
+from ..episode.engine import Episode, Reply, View
 from ..episode.environment import Environment
 from ..episode.modes import make_mode
 from ..episode.tools import HiddenFacts
@@ -93,8 +92,6 @@ class Rollout:
         self.codec = NativeCodec(privacy=privacy_instructions == "on")
         self.episode = Episode(self.env, OutsidePolicy(), self.codec, max_steps=max_steps)
         self.started = time.perf_counter()
-        self.done = False
-        self._finished = False
 
     @property
     def instance_id(self) -> str:
@@ -116,36 +113,24 @@ class Rollout:
 
     @property
     def steps_left(self) -> int:
-        return self.episode.max_steps - self.episode.out.steps
+        return self.episode.steps_left
+
+    @property
+    def done(self) -> bool:
+        return self.episode.done
 
     async def reply(self, message: dict) -> list[dict]:
-        """Take the policy's next reply (an assistant message: `content`, `tool_calls`) and run it
-        through the engine; the messages the environment answers (a tool message per call; none
-        after a plain-text answer). Sets `done` when the episode has its answer, when the step
-        budget is spent, or on a harness error."""
+        """Take the policy's next reply (an assistant message: `content`, `tool_calls`) and step
+        the episode with it (`Episode.step`); the messages the environment answers (a tool
+        message per call; none after a plain-text answer). `done` is set when the episode has its
+        answer, when the step budget is spent, or on a harness error."""
         if self.done:
             raise RuntimeError(f"the episode of {self.instance_id} is over")
-        episode = self.episode
-        episode.out.steps += 1
-        kept, actions = self.codec.read(dict(message), self.env)
-        episode.messages.append(kept)
-        before = len(episode.messages)
-        try:
-            answered = await episode.act(actions, turn=1)
-        except Exception as e:  # noqa: BLE001 - ours: the episode ends as a harness error
-            episode.fail(e)
-            answered = True
-        if answered or episode.out.steps >= episode.max_steps:
-            self.done = True
-        return episode.messages[before:]
+        return (await self.episode.step(Reply(dict(message)))).messages
 
     def record(self, trial: int = 1, agent: str = "rollout", model: str | None = None) -> dict:
         """The journal record `mpcbench eval` would write for this conversation (the episode
         ends here: no answer yet is `no answer`)."""
-        if not self._finished:
-            self.episode.answers.append(turn_answer(self.episode.out, self.level, 1))
-            self._finished = True
-            self.done = True
         return self.episode.record(trial=trial, agent=agent, model=model,
                                    latency_s=time.perf_counter() - self.started)
 
@@ -267,13 +252,10 @@ def program_messages(con: duckdb.DuckDBPyConnection, program, instance_id: str, 
         with Environment(cur, instance_id) as env:
             facts = HiddenFacts(env.data) if hidden and env.level == 4 else None
             arguments = program.submission(env, None, facts)
-            calls = [{"id": f"call_{i}", "type": "function", "function": {"name": c.tool, "arguments": c.arguments}}
-                     for i, c in enumerate(env.trace, 1)]
+            calls = [tool_call(c.tool, c.arguments, f"call_{i}") for i, c in enumerate(env.trace, 1)]
     finally:
         cur.close()
-    raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
-    calls.append({"id": f"call_{len(calls) + 1}", "type": "function",
-                  "function": {"name": SUBMIT_TOOL_NAME, "arguments": raw}})
+    calls.append(tool_call(SUBMIT_TOOL_NAME, arguments, f"call_{len(calls) + 1}"))
     if batch:
-        return [{"role": "assistant", "content": None, "tool_calls": calls}]
-    return [{"role": "assistant", "content": None, "tool_calls": [c]} for c in calls]
+        return [tool_call_message(*calls)]
+    return [tool_call_message(c) for c in calls]

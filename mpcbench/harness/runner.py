@@ -5,7 +5,7 @@
     result.summary                             # per level: mean F1, EM rate, errors
 
 An episode is one (instance, trial). Episodes run concurrently on one event loop, at most
-`concurrency` at a time, each with its own cursor of the warehouse (its ToolEnvironment's).
+`concurrency` at a time, each with its own cursor of the warehouse (its Environment's).
 A finished episode is appended to `journal.jsonl` (one JSON line, flushed and fsynced) before
 the next one is counted, so a killed run loses at most the episodes in flight. `resume=True`
 runs the episodes missing from the journal (and, with `retry_errors`, those that ended in an
@@ -38,7 +38,8 @@ from typing import Any
 from .. import __version__
 from ..episode.answers import answer_from_record
 from ..episode.codecs import codec_for
-from ..episode.engine import Episode, failed_record, is_harness_error
+from ..episode.engine import Episode
+from ..episode.record import failed_record, is_harness_error
 from ..episode.environment import Environment
 from ..episode.modes import make_mode
 from ..episode.tools import HiddenFacts
@@ -237,8 +238,8 @@ def _run(con, config: EvalConfig, plan: AgentPlan, episodes, run_dir: Path, pric
                    f"{budget.skipped} episode(s) not run (finish with --resume --out {run_dir} and a higher "
                    "--max-cost)")
     records = [r for r in read_journal(journal_path).values() if r.get("error")]
-    harness = [r for r in records if is_harness_error(r["error"])]
-    errors = [r["error"] for r in records if not is_harness_error(r["error"])]
+    harness = [r for r in records if is_harness_error(r)]
+    errors = [r["error"] for r in records if not is_harness_error(r)]
     return EvalResult(run_dir, run_dir.name, result["summary"], len(episodes), ran - budget.skipped, stopped,
                       infrastructure_errors=len(errors), first_error=errors[0] if errors else None,
                       harness_errors=len(harness), first_harness_error=harness[0] if harness else None)

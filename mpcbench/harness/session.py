@@ -1,19 +1,21 @@
 """A run whose agent lives outside the harness (an MCP client): the run's instances are served one
-after another, each as an episode of the engine (`episode.engine`) whose actions arrive from
-outside: each tool call goes through the episode as a reply of one tool call, and a valid
-submission ends the episode exactly as in `mpcbench eval` (a journal record, then the tables
-by `finalize`).
+after another, each as an episode of the engine (`episode.engine`) whose replies arrive from
+outside: each tool call is one step of the episode (`Episode.step`, a reply of one tool call),
+so the step budget (`--max-steps`) applies as in `mpcbench eval`, and a valid submission or the
+last step ends the episode as there: a journal record, and the next instance.
 
     run = open_external_run(EvalConfig(agent="mcp", levels=(2,), instances=5, out="build/runs/mcp-l2"))
     run.task()                                    # the current instance's prompt (None when done)
     run.call("list_threads", {"project_id": "P-01"})          # (text, is_error)
-    run.call("submit_candidates", {"candidates": [{"start": "2026-03-18T10:00"}]})  # journaled, scored, next
-    run.close()
+    run.call("submit_candidates", {"candidates": [{"start": "2026-03-18T10:00"}]})  # journaled, next
+    run.close()                                   # the tables (also written when the run is complete)
 
 The system prompt and the tool list (with `submit_candidates` and its `maxItems` at levels 1-2)
-are the engine's, for the current instance. One level at a time. A run directory that already
-holds a run of the same selection is continued: the instances its journal lacks are served, none
-twice. A failure of ours (a tool's query) ends the instance as a harness error and says so.
+are the engine's, for the current instance. One level at a time. The run's tables are computed
+from the journal (`finalize`) once the last instance is answered, and on close. A run directory
+that already holds a run of the same selection is continued: the instances its journal lacks are
+served, none twice. A failure of ours (a tool's query) ends the instance as a harness error and
+says so.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from pathlib import Path
 
 import duckdb
 
-from ..episode.codecs import NativeCodec
-from ..episode.engine import Episode, Reply, View, turn_answer
+from ..episode.codecs import NativeCodec, tool_call, tool_call_message
+from ..episode.contract import EndReason
+from ..episode.engine import Episode, Reply, View
 from ..episode.environment import Environment
 from ..errors import UserError
 from ..warehouse import db
@@ -36,7 +39,7 @@ from .plans import plan_episodes
 from .runner import prepare_run, write_run_meta
 from .tables import finalize
 
-_SELECTION = ("agent", "levels", "instances", "instance_ids")
+_SELECTION = ("agent", "levels", "instances", "instance_ids", "max_steps")
 
 
 class OutsideAgent:
@@ -59,6 +62,7 @@ class ExternalRun:
         self.level = episodes[0][1]
         self.codec = NativeCodec(privacy=config.privacy_instructions == "on")
         self.journal = Journal(run_dir / JOURNAL)
+        self.unwritten = False               # episodes journaled since the tables were last written
         self.episode: Episode | None = None
         self._open_next()
 
@@ -94,50 +98,56 @@ class ExternalRun:
         return None if self.env is None else self.env.prompt
 
     def call(self, name: str, arguments: dict | str | None) -> tuple[str, bool]:
-        """A tool's text for the current instance, and whether it is an error text. A valid
-        submission ends the episode (journaled, tables written) and the reply names the next task."""
+        """A tool's text for the current instance, and whether it is an error text. Each call is
+        one step of the episode (`Episode.step`): a valid submission, or the step budget spent,
+        ends it as in eval (journaled), and the reply says so and names the next task."""
         episode = self.episode
         if episode is None:
             return f"error: {self.task_text()}", True
-        raw = arguments if isinstance(arguments, str) else json.dumps({} if arguments is None else arguments,
-                                                                       ensure_ascii=False)
-        message = {"role": "assistant", "content": None, "tool_calls": [
-            {"id": f"call_{len(episode.messages)}", "type": "function", "function": {"name": name, "arguments": raw}}]}
-        kept, actions = self.codec.read(message, episode.env)
-        episode.messages.append(kept)
-        episode.out.steps += 1
-        try:
-            answered = asyncio.run(episode.act(actions, turn=1))
-        except Exception as e:  # noqa: BLE001 - ours: the instance ends as a harness error
-            episode.fail(e)
+        message = tool_call_message(tool_call(name, arguments, f"call_{len(episode.messages)}"))
+        step = asyncio.run(episode.step(Reply(message)))
+        if episode.out.end is EndReason.HARNESS_ERROR:
             self._finish()
             return (f"error: MPCBench failed on this call ({episode.out.error}); that is not your mistake, and "
                     f"this instance is recorded as a harness error.\n\n{self.task_text()}", True)
-        reply = episode.env.trace[-1]
-        if not answered:
-            return reply.result, reply.error is not None
+        text = step.messages[-1]["content"]
+        is_error = episode.env.trace[-1].error is not None
+        if not step.done:
+            return text, is_error
         instance_id = episode.env.instance_id
         self._finish()
-        return f"{reply.result} Recorded for {instance_id}.\n\n{self.task_text()}", False
+        if episode.out.end is EndReason.STEP_BUDGET:
+            answer = "your last submission" if episode.out.answer is not None else "no answer"
+            return (f"{text}\n\nThat was the last of the {episode.max_steps} steps of {instance_id}: it is recorded "
+                    f"with {answer}.\n\n{self.task_text()}", is_error)
+        return f"{text} Recorded for {instance_id}.\n\n{self.task_text()}", False
 
     def _finish(self) -> None:
-        """Journal the current episode, score the run so far and open the next instance."""
+        """Journal the current episode and open the next instance."""
         episode = self.episode
         assert episode is not None
-        episode.answers.append(turn_answer(episode.out, episode.env.level, 1))
         self.journal.append(episode.record(trial=self.todo[0][2], agent=self.config.agent, model=self.config.model,
                                            latency_s=time.perf_counter() - self.started))
         self.todo.pop(0)
+        self.unwritten = True
         episode.env.close()
         self._open_next()
+        if self.episode is None:     # the run is complete: its tables now
+            self.write_tables()
+
+    def write_tables(self) -> None:
+        """Score the journal into the run's tables and run.json (`finalize`): once the run is
+        complete, and on close; not after every episode, which would cost the whole run each time."""
         finalize(self.run_dir, self.con, planned=self.episodes)
+        self.unwritten = False
 
     def close(self) -> None:
         if self.episode is not None:
             self.episode.env.close()
             self.episode = None
+        if self.unwritten or not (self.run_dir / "runs.parquet").exists():
+            self.write_tables()
         self.journal.close()
-        finalize(self.run_dir, self.con, planned=self.episodes)
         self.con.close()
 
     def _open_next(self) -> None:

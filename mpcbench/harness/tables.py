@@ -21,10 +21,11 @@ import polars as pl
 
 from ..episode.answers import SUBMIT_TOOL_NAME
 from ..episode.code import PYTHON_TOOL
-from ..episode.engine import HARNESS_ERROR, error_kind, is_harness_error
+from ..episode.record import HARNESS_ERROR, error_kind, is_harness_error
 from ..episode.toolfiles import tool_sources
 from ..grading.privacy import DISCLOSURE_COLUMNS, grade_privacy
 from ..grading.scoring import GRADER_VERSION, Grader, Scored
+from ..model_limits import CAUSES as MODEL_LIMITS
 from .config import JOURNAL, RUN_JSON
 from .cost import episode_cost
 from .journal import episodes_from_journal, read_journal, write_json
@@ -97,6 +98,11 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
         if own:
             grader.close()
     final = scored.final()
+    for rec in records:  # a model's limit ended the episode: that is its last answer's cause
+        if rec.get("end") in MODEL_LIMITS:
+            final[(rec["instance_id"], rec["trial"])].update({"failure_cause": rec["end"], "failure_source": None,
+                                                              "failure_stage": None,
+                                                              "failure_detail": (rec.get("end_detail") or "")[:300]})
     sources = tool_sources()
     level_of = {r["instance_id"]: r["level"] for r in records}
 
@@ -128,7 +134,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
         if row["reference_tool_calls"] is not None:
             row["extra_tool_calls"] = max(len(calls) - row["reference_tool_calls"], 0)
         if rec.get("error"):
-            kind = error_kind(str(rec["error"]))
+            kind = error_kind(rec)
             row.update({"error_kind": kind, "failure_cause": HARNESS_ERROR if kind == HARNESS_ERROR else "infrastructure"})
         else:
             s = dict(final[key])
@@ -154,13 +160,15 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
 
     summary = summarize(runs)
     planned_n = len(planned) if planned is not None else meta.get("episodes", {}).get("planned", len(records))
-    harness = [r for r in records if is_harness_error(r.get("error"))]
+    harness = [r for r in records if is_harness_error(r)]
     meta.update({"status": "failed" if harness else "complete" if len(records) >= planned_n else "incomplete",
                  "finished_at": dt.datetime.now().isoformat(timespec="seconds"),
                  "grader_version": GRADER_VERSION, "sql_sha256": sql_hash(),
                  "episodes": {"planned": planned_n, "finished": len(records),
                               "infrastructure_errors": sum(1 for r in runs if r.get("error")) - len(harness),
-                              "harness_errors": len(harness)},
+                              "harness_errors": len(harness),
+                              **{cause: sum(1 for r in runs if r.get("failure_cause") == cause)
+                                 for cause in MODEL_LIMITS}},
                  "harness_error": None if not harness else {"instance_id": harness[0]["instance_id"],
                                                             "trial": harness[0]["trial"],
                                                             "error": harness[0]["error"]},

@@ -9,8 +9,8 @@ engine (`episode.engine`) with Inspect's model as the policy: the same system pr
 tools and the same `submit_candidates` schema as `mpcbench eval` (but for `maxItems` at levels 1-2,
 which Inspect's `ToolParams` cannot hold: there N stays in the description),
 the same step budget (`max_steps` model calls) and the same journal record. The scorer is the
-oracle: the episode is scored by `grading.scoring.score_episodes` exactly as `mpcbench eval`
-scores a journal record, giving `f1` and `exact_match` as values and the failure cause, its
+oracle: the episode is scored by the warehouse's one `grading.scoring.Grader` exactly as
+`mpcbench eval` scores a journal record, giving `f1` and `exact_match` as values and the failure cause, its
 source and stage, precision and recall as metadata. An episode that ends in an error (the model
 failed after Inspect's retries, or a harness error) raises, so Inspect records the sample as an
 error, never as a miss.
@@ -18,6 +18,7 @@ error, never as a miss.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import json
 import time
@@ -35,13 +36,13 @@ from inspect_ai.tool import ToolInfo, ToolParams
 from openai.types.chat import ChatCompletionMessageParam
 
 # absolute imports: `inspect eval <this file>` loads it as a file, outside the package
+from mpcbench.episode.answers import answer_arguments
 from mpcbench.episode.codecs import NativeCodec
 from mpcbench.episode.engine import Episode, Reply, View
 from mpcbench.episode.environment import Environment
-from mpcbench.errors import UserError
-from mpcbench.grading.scoring import gold_keys, score_episodes
+from mpcbench.errors import InfrastructureError, UserError
+from mpcbench.grading.scoring import Grader, gold_keys
 from mpcbench.harness.journal import episodes_from_journal
-from mpcbench.llm import InfrastructureError
 from mpcbench.sources import LEVELS
 from mpcbench.warehouse import db
 
@@ -58,14 +59,22 @@ def _connection(path: str) -> duckdb.DuckDBPyConnection:
     return con
 
 
+@cache
+def _grader(path: str) -> Grader:
+    """One grader per warehouse for the process (its cursors hold the grading layer, which is
+    slow to bind): every sample of every task on it is scored there."""
+    grader = Grader(_connection(path))
+    atexit.register(grader.close)
+    return grader
+
+
 def dataset(path: str, level: int, instances: int | None = None) -> MemoryDataset:
     con = _connection(path).cursor()
     rows = con.execute("select instance_id, prompt from instances where level = $level order by position",
                        {"level": level}).fetchall()[:instances]
     gold = gold_keys(con, [i for i, _ in rows])
-    samples = [Sample(id=i, input=prompt, metadata={"level": level}, target=json.dumps(
-        {"candidates": [{"start": s, **({"room_id": r} if level >= 3 else {})} for s, r in gold[i]]}))
-        for i, prompt in rows]
+    samples = [Sample(id=i, input=prompt, metadata={"level": level}, target=json.dumps(answer_arguments(level, gold[i])))
+               for i, prompt in rows]
     return MemoryDataset(samples, name=f"mpcbench-level{level}")
 
 
@@ -125,7 +134,8 @@ def oracle(db_path: str):
 
     async def score(state: TaskState, target: Target) -> Score:
         record = state.store.get(RECORD)
-        row = score_episodes(_connection(db_path), episodes_from_journal([record])).final()[(record["instance_id"], 1)]
+        scored = await asyncio.to_thread(_grader(db_path).score, episodes_from_journal([record]))
+        row = scored.final()[(record["instance_id"], 1)]
         answer = record["answers"][-1]
         return Score(value={"f1": row["f1"], "exact_match": float(row["exact_match"])},
                      answer=json.dumps([{"start": c["start"], "room_id": c["room_id"]} for c in answer["candidates"]]),

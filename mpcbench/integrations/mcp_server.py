@@ -12,8 +12,9 @@ catalog with each tool's description and input schema taken from its `sql/tools/
 instance's), and the server says so (`notifications/tools/list_changed`). A call returns exactly
 the text `mpcbench tools call` prints, and an `error: ...` text comes back with `isError`. The
 rules (the eval agent's system prompt) and the first task are the server's instructions; the
-prompt `task` gives the current task; a valid submission is journaled and scored (see
-`harness.session`), and its reply carries the next task.
+prompt `task` gives the current task. Each call is a step of the instance's episode: a valid
+submission, or the last call of the step budget (`--max-steps`), ends it as in eval (journaled;
+see `harness.session`), and its reply says so and carries the next task.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.stdio import stdio_server
 
 from .. import __version__
-from ..episode.answers import SUBMIT_TOOL_NAME
 from ..harness.session import ExternalRun
 
 TASK_PROMPT = "task"
@@ -43,11 +43,12 @@ def make_server(run: ExternalRun) -> Server:
     one_at_a_time = asyncio.Lock()  # HTTP clients may call side by side; the run has one current instance
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-        # in a worker thread: finalize (after a submission) runs the scripted reference with its own loop
+        # in a worker thread: the call runs its own event loop, and the tables (once the run is complete)
+        # run the scripted reference with one
         async with one_at_a_time:
             current = run.instance_id
             text, is_error = await asyncio.to_thread(run.call, params.name, params.arguments)
-            if run.instance_id != current and params.name == SUBMIT_TOOL_NAME:
+            if run.instance_id != current:
                 await ctx.session.send_tool_list_changed()   # the next instance's N
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 

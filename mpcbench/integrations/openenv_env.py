@@ -13,7 +13,7 @@ HTTP by OpenEnv's own server: `mpcbench serve-env --db build/train.duckdb --leve
 
 An action is one tool call (`tool`, `arguments`) or a whole assistant message in OpenAI's shape
 (`message`: `content` and `tool_calls`; a message without tool calls is a plain-text answer).
-Every step goes through the engine (`Episode.act`, via `harness.rollout.Rollout`, as the MCP
+Every step goes through the engine (`Episode.step`, via `harness.rollout.Rollout`, as the MCP
 session does), so the texts, the schema errors of a bad submission, the step budget and the end
 of the episode are `mpcbench eval`'s; after a valid submission (or a text answer, or the last
 step) the episode is scored from its journal record by the oracle's grader and the observation
@@ -38,6 +38,7 @@ from openenv.core.env_server.types import Action, EnvironmentMetadata, Observati
 from pydantic import Field
 
 from mpcbench.episode.answers import SUBMIT_TOOL_NAME
+from mpcbench.episode.codecs import tool_call, tool_call_message
 from mpcbench.harness.rollout import Result, Rollout, RolloutPool
 
 
@@ -104,10 +105,8 @@ class MPCBenchEnvironment(Environment):
         rollout = self.rollout
         if rollout is None:
             return MPCBenchObservation(text="error: no episode; call reset first", is_error=True, done=True)
-        message = action.message or {"role": "assistant", "content": None, "tool_calls": [
-            {"id": f"call_{self._state.step_count + 1}", "type": "function",
-             "function": {"name": action.tool or "", "arguments": action.arguments if action.arguments is not None
-                          else {}}}]}
+        message = action.message or tool_call_message(
+            tool_call(action.tool or "", action.arguments, f"call_{self._state.step_count + 1}"))
         back = await rollout.reply(message)
         self._state.step_count += 1
         calls = [c for c in rollout.env.trace[-len(back):]] if back else []

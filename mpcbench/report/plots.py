@@ -13,7 +13,7 @@ from .tables import OUTCOME_ORDER
 OUTCOME_COLORS = {"exact match": "#4c9a2a", "calendar": "#1f77b4", "policy": "#ff7f0e", "threads": "#9467bd",
                   "rooms": "#8c564b", "ranking": "#e377c2", "too few candidates": "#bcbd22",
                   "invalid candidate": "#17becf", "parse failure": "#d62728", "unexplained": "#7f7f7f",
-                  "infrastructure error": "#000000"}
+                  "context exceeded": "#393b79", "model output rejected": "#ad494a", "infrastructure error": "#000000"}
 
 
 def plot_f1(stats: list[dict], path: Path) -> None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
+from ..model_limits import CAUSES as MODEL_LIMITS
 from .judge_audit import audit_section, load_audit
 from .load import load_runs, run_labels
 from .mint import deltas_table, mint_table
@@ -126,9 +127,10 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
     results_h, results_b, stats = results_table(groups)
     outcomes_h, outcomes_b, shares = causes_table(groups)
     runs_h = ["Run", "Label", "Agent", "Model", "Mode", "Max turns", "Feedback", "Trials", "Endpoint host",
-              "Episodes", "Infra errors", "Harness errors", "Build", "Grader", "Created"]
+              "Episodes", "Model limits", "Infra errors", "Harness errors", "Build", "Grader", "Created"]
     runs_b = [[r.meta["run_id"], label, r.meta.get("agent") or "", r.meta.get("model") or "—", r.mode,
                str(r.max_turns), r.feedback, str(r.trials), r.meta.get("base_url_host") or "—", str(r.runs.height),
+               str(sum((r.meta.get("episodes") or {}).get(cause, 0) for cause in MODEL_LIMITS)),
                str((r.meta.get("episodes") or {}).get("infrastructure_errors", 0)),
                str((r.meta.get("episodes") or {}).get("harness_errors", 0)),
                (r.meta.get("build") or {}).get("content_sha256", "")[:12], str(r.meta.get("grader_version")),

@@ -17,7 +17,8 @@ from .stats import (bootstrap_ci, bootstrap_se, flip_rate, mde, mean, mean_by_tu
 
 STAGES = ("acquisition", "integration")  # failures.parquet's words for the stage
 OUTCOME_ORDER = ("exact match", *SOURCES, "ranking", "too few candidates",
-                 "invalid candidate", "parse failure", "unexplained", "infrastructure error")
+                 "invalid candidate", "parse failure", "unexplained", "context exceeded", "model output rejected",
+                 "infrastructure error")
 
 
 def outcome(row: dict) -> str:
@@ -32,7 +33,8 @@ def outcome(row: dict) -> str:
         return source
     if source == "answer":
         return "invalid candidate"
-    return {"too_few_candidates": "too few candidates", "parse_failure": "parse failure"}.get(cause, cause)
+    return {"too_few_candidates": "too few candidates", "parse_failure": "parse failure",
+            "context_exceeded": "context exceeded", "model_output_rejected": "model output rejected"}.get(cause, cause)
 
 
 def _cause_label(row: dict) -> str:

@@ -25,7 +25,7 @@ import duckdb
 import polars as pl
 
 from ..episode.answers import SUBMIT_TOOL_NAME
-from ..episode.engine import is_harness_error
+from ..episode.record import is_harness_error
 from ..episode.environment import Environment
 from ..errors import UserError
 from ..harness.journal import read_journal
@@ -203,7 +203,7 @@ def episode_html(rec: dict, row: dict | None, candidates: list[dict], failures: 
     answers = {int(a.get("turn") or 1): a for a in rec.get("answers") or []}
     by_turn = lambda items, t: [x for x in items if (x.get("turn") or 1) == t]  # noqa: E731
     recorded = not isinstance(texts, ToolTexts)   # a model's tool texts are in its transcript
-    failed = "harness error" if is_harness_error(rec.get("error")) else "infrastructure error"
+    failed = "harness error" if is_harness_error(rec) else "infrastructure error"
     out = [f"<p><a href='index.html'>← all episodes of this run</a></p><h1>{_e(title)}</h1>"]
     if row:
         status = (f"<span class='bad'>{failed}: {_e(row['error'])}</span>" if row.get("error") else

@@ -131,7 +131,7 @@ def _run_cell(code, number, namespace):
             value = eval(compile(last, filename, "eval"), namespace)
             if value is not None:
                 print(repr(value))
-    except BaseException as exc:  # the cell's error is its output, whatever it is
+    except BaseException as exc:  # noqa: BLE001 - the cell's error is its output, whatever it is
         if isinstance(exc, SystemExit) and os.getpid() != _PID:     # a forked child's sys.exit()
             os._exit(exc.code if isinstance(exc.code, int) else 1)
         _restore_output()

@@ -52,7 +52,7 @@ class InlinePool:
         future: cf.Future = cf.Future()
         try:
             future.set_result(fn(*args))
-        except Exception as e:  # the driver raises it from .result(), as a pool's future would
+        except Exception as e:  # noqa: BLE001 - the driver raises it from .result(), as a pool's future would
             future.set_exception(e)
         return future
 
@@ -138,7 +138,7 @@ def executor(engine: str, jobs: int, address: str | None) -> Iterator:
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         else:
             ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
-    except Exception as e:  # ConnectionError, RuntimeError, ...: Ray's own types vary by version
+    except Exception as e:  # noqa: BLE001 - ConnectionError, RuntimeError, ...: Ray's own types vary by version
         raise UserError(f"cannot start or reach a Ray cluster{f' at {address}' if address else ''}: "
                         f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     try:

@@ -1,0 +1,115 @@
+"""An episode's journal record: one JSON line with everything needed to score the episode
+again or to replay it (`episode_record`), its answers turn by turn (`turn_answer`), and how an
+error in it is read (`error_kind`, `is_harness_error`).
+
+    record["end"]          # why it ended: an `EndReason` value (`answered`, `step_budget`, ...)
+    record["error"]        # None, or "<kind>: <message>" when it ended unscored
+    record["error_kind"]   # that <kind>: `harness_error`, or an endpoint's (`rate_limit`, ...)
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from collections.abc import Mapping
+from typing import Any
+
+from .answers import SUBMIT_TOOL_NAME, parse_submission
+from .contract import AgentOutput, EndReason, ToolCall
+
+HARNESS_ERROR = EndReason.HARNESS_ERROR.value
+JOURNAL_VERSION = 1
+
+
+def error_kind(record: Mapping[str, Any]) -> str | None:
+    """The kind of a record's (or a runs.parquet row's) error: `harness_error`, or an
+    infrastructure error's kind (`rate_limit`, `feedback_timeout`, ...); None without an error.
+    A journal written before `error_kind` was recorded gives it as the error's first word."""
+    if not record.get("error"):
+        return None
+    return record.get("error_kind") or str(record["error"]).split(":", 1)[0]
+
+
+def is_harness_error(record: Mapping[str, Any]) -> bool:
+    return error_kind(record) == HARNESS_ERROR
+
+
+def harness_failure(error: BaseException) -> tuple[str, str]:
+    """(the record's error, the traceback) of a failure of our own code."""
+    detail = " ".join(str(error).split())[:500]
+    return f"{type(error).__name__}" + (f": {detail}" if detail else ""), "".join(traceback.format_exception(error))
+
+
+def failed_record(error: BaseException, *, instance_id: str, trial: int, level: int, agent: str, model: str | None,
+                  mode: str, latency_s: float) -> dict[str, Any]:
+    """The journal line of an episode that could not start (its environment or policy failed)."""
+    out = AgentOutput(answer=None)
+    message, trace_text = harness_failure(error)
+    end_output(out, EndReason.HARNESS_ERROR, HARNESS_ERROR, message)
+    return episode_record(instance_id=instance_id, trial=trial, level=level, agent=agent, model=model, mode=mode,
+                          output=out, answers=[turn_answer(out, level, 1)], trace=[], latency_s=latency_s,
+                          traceback=trace_text)
+
+
+def end_output(out: AgentOutput, reason: EndReason, kind: str | None = None, message: str | None = None) -> None:
+    """Mark the output as ended for `reason`; an error's `kind` and `message` make its `error`."""
+    out.end = reason
+    if kind is not None:
+        out.error, out.error_kind = f"{kind}: {message}", kind
+
+
+def final_raw(output: AgentOutput, level: int) -> str | None:
+    """The raw text of the final answer: the submit_candidates arguments it came from, or the
+    final text message."""
+    answer = output.answer
+    if answer is None:
+        return None
+    for message in reversed(output.transcript or []):
+        if message.get("role") != "assistant":
+            continue
+        if answer.path == "text":
+            if message.get("content") is not None and not message.get("tool_calls"):
+                return message["content"]
+            continue
+        for call in reversed(message.get("tool_calls") or []):
+            function = call.get("function") or {}
+            if function.get("name") == SUBMIT_TOOL_NAME:
+                raw = function.get("arguments")
+                raw = raw if isinstance(raw, str) else json.dumps(raw)
+                if parse_submission(raw, level) == answer:
+                    return raw
+    return None
+
+
+def turn_answer(output: AgentOutput, level: int, turn: int, feedback: str | None = None) -> dict:
+    """A turn's answer as the journal keeps it (taken when the turn ends: the raw text is found
+    at the end of the transcript), with the feedback the harness gave on it."""
+    answer = output.answer
+    if answer is None:
+        return {"turn": turn, "path": None, "raw": None, "parse_ok": False, "error": "no answer",
+                "candidates": [], "note": None, "feedback": feedback}
+    return {"turn": turn, "path": answer.path, "raw": final_raw(output, level), "parse_ok": answer.parse_ok,
+            "error": answer.error,
+            "candidates": [{"start": c.start, "room_id": c.room_id, "raw": c.raw, "problem": c.problem}
+                           for c in answer.candidates], "note": answer.note, "feedback": feedback}
+
+
+def episode_record(*, instance_id: str, trial: int, level: int, agent: str, model: str | None, mode: str,
+                   output: AgentOutput, answers: list[dict], trace: list[ToolCall], latency_s: float,
+                   traceback: str | None = None, prompt_rows: tuple[str, ...] = ()) -> dict[str, Any]:
+    """One journal line: everything needed to score the episode again, or to replay it, with the
+    raw rows each call returned and the prompt showed (`prompt_rows`: context mode's sources)."""
+    calls = [{"turn": c.turn, "step": c.step, "tool": c.tool, "arguments": c.arguments,
+              "result_chars": len(c.result or ""), "latency_ms": round(c.latency_ms, 3), "error": c.error,
+              "via": c.via, "cell": c.cell, "source_rows": list(c.source_rows)}
+             for c in trace]
+    record = {"v": JOURNAL_VERSION, "instance_id": instance_id, "trial": trial, "level": level, "agent": agent,
+              "model": model, "mode": mode, "turns": len(answers), "steps": output.steps,
+              "prompt_tokens": output.prompt_tokens, "completion_tokens": output.completion_tokens,
+              "invalid_actions": output.invalid_actions, "latency_s": round(latency_s, 4),
+              "end": None if output.end is None else output.end.value, "error": output.error,
+              "error_kind": output.error_kind, "end_detail": output.end_detail, "answers": answers, "tool_calls": calls,
+              "prompt_rows": list(prompt_rows), "transcript": output.transcript}
+    if traceback is not None:
+        record["traceback"] = traceback
+    return record

@@ -1,0 +1,81 @@
+"""The first request of an episode, and the prompt budget.
+
+    request = first_request(con, "L4-0001", mode="code", protocol="mint")
+    system_chars(request)      # 10,656: the system message, MINT's worked example included
+    schema_chars(request)      # the tool schemas of the native protocol (compact JSON)
+    request_chars(request)     # the whole request as the endpoint reads it
+
+A model's **scaffolding** is what it is given besides the task. Its system message (instructions,
+the scheduling rules, MINT's tool functions and worked example) is at most `PROMPT_BUDGET`
+characters at every level, mode and protocol, so that a small model's context has room for the
+task and the episode; the task's own data (all of it, in context mode, by design) is not
+scaffolding. The native protocol's tool schemas are counted beside it. docs/mint.md holds
+`scaffolding_table`, and tests/test_prompt_budget.py checks the two are equal and the budget kept.
+"""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+
+from ..agents.openai_agent import AgentOptions
+from ..episode.codecs import codec_for
+from ..episode.environment import Environment
+from ..episode.modes import MODES, make_mode
+from ..sources import LEVELS
+
+PROMPT_BUDGET = 12_000
+PROTOCOLS = ("native", "mint")
+
+
+def compact(value: object) -> str:
+    """JSON as an OpenAI client sends it: compact separators, UTF-8 text."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def first_request(con: duckdb.DuckDBPyConnection, instance_id: str, *, mode: str = "tools",
+                  protocol: str = "native", max_steps: int = 30, max_turns: int = 1, privacy: bool = False,
+                  options: AgentOptions | None = None) -> dict:
+    """The first request an `openai` run sends for the instance (the model's name aside)."""
+    env = Environment(con, instance_id, make_mode(mode))
+    try:
+        codec = codec_for(protocol, privacy)
+        messages = codec.opening(env, max_steps=max_steps, max_proposals=max_turns)
+        return (options or AgentOptions()).request(messages, codec.request(env))
+    finally:
+        env.close()
+
+
+def system_chars(request: dict) -> int:
+    """Characters of the system message."""
+    return sum(len(m["content"]) for m in request["messages"] if m["role"] == "system")
+
+
+def schema_chars(request: dict) -> int:
+    """Characters of the tool schemas, compact JSON (0 without tools)."""
+    return len(compact(request["tools"])) if "tools" in request else 0
+
+
+def request_chars(request: dict, model: str = "") -> int:
+    """Characters of the whole request body as the endpoint reads it."""
+    return len(compact({"model": model, **request}))
+
+
+def scaffolding_table(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, str, int, int]]:
+    """(level, mode, protocol, system message characters, tool schema characters) of every
+    combination a run can have, on each level's first instance (the same for every instance of a
+    level)."""
+    rows = []
+    for level in LEVELS:
+        found = con.execute("select instance_id from instances where level = $level order by position limit 1",
+                            {"level": level}).fetchone()
+        if found is None:
+            continue
+        for mode in MODES:
+            for protocol in PROTOCOLS:
+                if (mode, protocol) == ("tools", "mint"):
+                    continue  # a run of it runs code: --protocol mint implies --mode code
+                request = first_request(con, found[0], mode=mode, protocol=protocol)
+                rows.append((level, mode, protocol, system_chars(request), schema_chars(request)))
+    return rows

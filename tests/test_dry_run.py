@@ -1,0 +1,78 @@
+"""`mpcbench eval --dry-run` plans the run and sizes its first requests without calling the
+endpoint; the sizes it prints are what the run then sends (within 5 %), measured on the bytes a
+fake endpoint receives."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from evalkit import GoldModel
+from fake_openai import FakeOpenAI
+from mpcbench.cli import app
+
+runner = CliRunner()
+
+
+def eval_args(db_path, base_url, *more) -> list[str]:
+    return ["eval", "--agent", "openai", "--model", "gpt-4o-mini", "--base-url", base_url, "--db", str(db_path),
+            "--instances", "1", *more]
+
+
+def dry_rows(output: str) -> dict[int, list[str]]:
+    """The dry run's table: level -> its cells."""
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in output.splitlines() if line.startswith("│")]
+    return {int(row[0]): row for row in rows}
+
+
+@pytest.mark.parametrize("protocol,mode", [("native", "tools"), ("mint", "context")])
+def test_the_dry_runs_first_requests_are_what_the_run_sends(db_path, tmp_path, monkeypatch, protocol, mode):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dry")
+    options = ["--protocol", protocol, "--mode", mode]
+    model = GoldModel(db_path)
+    with FakeOpenAI(model) as srv:
+        dry = runner.invoke(app, eval_args(db_path, srv.base_url, *options, "--dry-run"))
+        assert srv.requests == [] and srv.get_requests == []   # nothing was sent, not even the probe
+        assert dry.exit_code == 0, dry.output
+        assert not (tmp_path / "run").exists()
+        run = runner.invoke(app, eval_args(db_path, srv.base_url, *options, "--out", str(tmp_path / "run")))
+        assert run.exit_code == 0, run.output
+        sent = {}
+        for request in srv.chat_requests:
+            if len(request.messages) == 2:   # an episode's first request
+                sent[model.instance(request.messages)[1]] = len(request.raw.decode("utf-8"))
+    planned = dry_rows(dry.output)
+    assert sorted(planned) == sorted(sent) == [1, 2, 3, 4]
+    for level, row in planned.items():
+        chars, tokens = int(row[2]), int(row[3])
+        assert abs(chars - sent[level]) <= 0.05 * sent[level], (level, chars, sent[level])
+        assert tokens == round(chars / 4)
+        assert f"level {level}: L{level}-0001" in dry.output
+
+
+def test_like_takes_the_steps_and_tokens_of_an_earlier_run(db_path, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dry")
+    with FakeOpenAI(GoldModel(db_path)) as srv:
+        run = runner.invoke(app, eval_args(db_path, srv.base_url, "--levels", "1,2", "--out", str(tmp_path / "run")))
+        assert run.exit_code == 0, run.output
+        dry = runner.invoke(app, eval_args(db_path, srv.base_url, "--levels", "1,2,3", "--dry-run",
+                                           "--like", str(tmp_path / "run")))
+    assert dry.exit_code == 0, dry.output
+    meta = json.loads((tmp_path / "run" / "run.json").read_text())
+    rows = dry_rows(dry.output)
+    for s in meta["summary"]:   # the earlier run's means, per level: 2 steps (a data tool, then the answer)
+        row = rows[s["level"]]
+        assert float(row[4]) == 2.0 and int(row[5].replace(",", "")) == round(s["mean_prompt_tokens"])
+        assert row[7] != "n/a"   # gpt-4o-mini has a price
+    assert float(rows[3][4]) == 30.0   # no level 3 in the earlier run: every step of --max-steps
+    assert "no episode at level(s) 3" in dry.output
+
+
+def test_like_without_dry_run_and_a_bad_like_are_one_line(db_path, tmp_path):
+    result = runner.invoke(app, ["eval", "--db", str(db_path), "--like", str(tmp_path)])
+    assert result.exit_code == 2 and "--like goes with --dry-run" in result.output
+    result = runner.invoke(app, ["eval", "--db", str(db_path), "--dry-run", "--like", str(tmp_path)])
+    assert result.exit_code == 1 and "not a finished run directory" in result.output
+    assert "Traceback" not in result.output
