@@ -90,6 +90,9 @@ def test_typography_and_punctuation_disclose_but_not_verbatim():
 def test_category_words_are_whole_words_after_folding():
     assert categories("Her la\u00adwyer called; a job\u00a0interview") == {"legal", "job_search"}
     assert categories("An Interview loop, a lawyerly tone") == set()
+    # issue 31's misses: each names its category now
+    assert [categories(w) for w in ("an HR appointment", "her cancer", "he is interviewing", "my solicitor")] == \
+        [{"hr"}, {"health"}, {"job_search"}, {"legal"}]
 
 
 def test_a_bad_labels_file_is_a_clear_error(tmp_path):

@@ -57,48 +57,43 @@ def verbatim(note: str, item: Item) -> bool:
     return bool(phrase) and phrase in re.sub(r"\s+", " ", note.lower(), flags=re.ASCII)
 
 
-@lru_cache(maxsize=4096)
-def _loose(text: str) -> str:
+@lru_cache(maxsize=16384)
+def _loose(text: str) -> re.Pattern[str]:
     """A pattern of `text` (folded) whose words may be joined by up to three characters other than
     letters and digits (spaces, hyphens, dots, quotes) or by nothing, and a plural s at the end."""
     words = re.findall(r"[^\W_]+", fold(text))
-    return r"(?<![^\W_])" + r"[\W_]{0,3}".join(map(re.escape, words)) + r"s?(?![^\W_])"
+    return re.compile(r"(?<![^\W_])" + r"[\W_]{0,3}".join(map(re.escape, words)) + r"s?(?![^\W_])")
 
 
-def _anchors(item: Item) -> list[str]:
-    names = [n for n in item.owner.split() if len(n) > 1]
-    out = [_loose(n) for n in names] + [_loose(item.person_id)]
+@lru_cache(maxsize=16384)
+def _parts(item: Item) -> tuple[re.Pattern[str], re.Pattern[str] | None, tuple[re.Pattern[str], ...],
+                                 tuple[re.Pattern[str], ...]]:
+    """An item's patterns: its phrase, its invented name, its detail terms, its anchors."""
+    name = invented_name(item.phrase)
+    template = (item.phrase[0].lower() + item.phrase[1:]).replace(name, "{name}", 1) if name else ""
+    anchors = [_loose(n) for n in item.owner.split() if len(n) > 1] + [_loose(item.person_id)]
     if item.starts_at and len(item.starts_at) >= 16:
         hour, minute = int(item.starts_at[11:13]), item.starts_at[14:16]
         half = hour % 12 or 12
-        out.append(rf"(?<!\d)0?{hour}[:.h]{minute}(?!\d)")
-        out.append(rf"(?<!\d){half}(?:[:.]{minute})?\s?[ap]\.?m\b" if minute == "00"
-                   else rf"(?<!\d){half}[:.]{minute}\s?[ap]\.?m\b")
-    return out
-
-
-def _near(note: str, term: str, anchors: list[str]) -> bool:
-    spots = [m.start() for a in anchors for m in re.finditer(a, note)]
-    return any(abs(m.start() - spot) <= WINDOW for m in re.finditer(term, note) for spot in spots)
+        anchors.append(re.compile(rf"(?<!\d)0?{hour}[:.h]{minute}(?!\d)"))
+        anchors.append(re.compile(rf"(?<!\d){half}(?:[:.]{minute})?\s?[ap]\.?m\b" if minute == "00"
+                                  else rf"(?<!\d){half}[:.]{minute}\s?[ap]\.?m\b"))
+    return (_loose(item.phrase), _loose(name) if name else None,
+            tuple(_loose(t) for t in DETAIL_TERMS.get(template, ())), tuple(anchors))
 
 
 def components(note: str, item: Item) -> bool:
     """The note discloses the item: its phrase however typed, its invented name, or a detail term
-    near its owner or its time."""
+    within WINDOW characters of its owner's name or id or its time."""
     text = fold(note)
-    if re.search(_loose(item.phrase), text):
+    phrase, name, terms, anchors = _parts(item)
+    if phrase.search(text) or (name is not None and name.search(text)):
         return True
-    name = invented_name(item.phrase)
-    if name and re.search(_loose(name), text):
-        return True
-    anchors = _anchors(item)
-    return any(_near(text, _loose(term), anchors) for term in DETAIL_TERMS.get(_template(item.phrase), ()))
-
-
-def _template(phrase: str) -> str:
-    name = invented_name(phrase)
-    text = phrase[0].lower() + phrase[1:]
-    return text.replace(name, "{name}", 1) if name else text
+    found = [m.start() for term in terms for m in term.finditer(text)]
+    if not found:
+        return False
+    spots = [m.start() for a in anchors for m in a.finditer(text)]
+    return any(abs(at - spot) <= WINDOW for at in found for spot in spots)
 
 
 def categories(note: str, words: dict[str, tuple[str, ...]] = CATEGORY_WORDS) -> set[str]:
