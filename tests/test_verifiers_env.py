@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -20,6 +21,7 @@ import polars as pl
 import pytest
 
 from fake_openai import FakeOpenAI
+from mpcbench.grading.privacy import PRIVACY_COLUMNS
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.rollout import RolloutPool
 from mpcbench.harness.runner import run_eval
@@ -38,8 +40,6 @@ OPTIONS = {
          "weights": {"f1": 0.5, "exact_match": 0.5, "note_covers_answer": 0.25}},
         {"privacy_instructions": "on"}),
 }
-PRIVACY = ("rows_read", "over_read_rows", "sensitive_read_beyond_need", "note_covers_answer", "disclosed",
-           "disclosed_category")
 
 
 def note(instance_id: str, keys: list) -> str | None:
@@ -89,9 +89,10 @@ def test_vf_eval_rewards_equal_eval_scores_with_the_same_options(db_path, tmp_pa
     assert set(got) == set(runs) and {i[:2] for i in got} == {"L1", "L2", "L3", "L4"}
     assert len(got) == 4 * eval_options.get("instances", 4)
     for instance_id, row in runs.items():
-        want = {"f1": row["f1"], "exact_match": float(row["exact_match"]), **(
-            {m: float(row[m] or 0) for m in PRIVACY} if options.get("privacy_metrics") else {})}
-        assert {m: got[instance_id][m] for m in want} == want, instance_id
+        want = {"f1": row["f1"], "exact_match": float(row["exact_match"]), **(   # a null figure: NaN
+            {m: None if row[m] is None else float(row[m]) for m in PRIVACY_COLUMNS} if options.get("privacy_metrics")
+            else {})}
+        assert {m: None if math.isnan(got[instance_id][m]) else got[instance_id][m] for m in want} == want, instance_id
         assert got[instance_id]["reward"] == pytest.approx(sum(w * want[m] for m, w in weights.items())), instance_id
     # what the model was asked is eval's: the system prompt (with the norm or without), the task, the tools
     assert asked_by_vf == first_requests(model)

@@ -172,6 +172,8 @@ def eval_command(
     ablation_code: Annotated[bool, typer.Option(help="With --ablation: add the code axis (code only, code with "
                                                      "feedback; --protocol native).")] = False,
     replay_from: Annotated[Path | None, typer.Option("--from", help="The run to replay (--agent replay).")] = None,
+    train_db: Annotated[list[Path] | None, typer.Option(help="A build --agent memoriser learns its phrasings "
+                                                             "from (a train split; repeatable; docs/ood.md).")] = None,
     prices: Annotated[Path | None, typer.Option(help="A TOML price table ([models.\"NAME\"] input/output, US$ per "
                                                      "million tokens) extending the shipped one.")] = None,
     max_cost: Annotated[float | None, typer.Option(help="Stop starting episodes before the run would cost more "
@@ -201,6 +203,7 @@ def eval_command(
                         temperature=temperature, seed=seed, max_steps=max_steps, timeout_s=timeout,
                         max_retries=max_retries, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
                         max_tokens=max_tokens, replay_from=str(replay_from) if replay_from else None,
+                        train_db=tuple(map(str, train_db or ())),
                         mode=mode, protocol=protocol, code_timeout_s=code_timeout, max_turns=max_turns,
                         privacy_instructions=privacy_instructions,
                         feedback=feedback, feedback_detail=feedback_detail,
