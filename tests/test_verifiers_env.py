@@ -66,6 +66,11 @@ def vf_eval(url: str, out: Path, options: dict, db_path: Path) -> dict[str, dict
     return found
 
 
+def absent(value: float | None) -> float | None:
+    """A metric as runs.parquet holds it: NaN (null in traces.jsonl) is None."""
+    return None if value is None or math.isnan(value) else value
+
+
 def first_requests(model: VariedModel) -> dict[str, dict]:
     """The first request the model got for each instance: its messages and tools."""
     firsts: dict[str, dict] = {}
@@ -92,7 +97,7 @@ def test_vf_eval_rewards_equal_eval_scores_with_the_same_options(db_path, tmp_pa
         want = {"f1": row["f1"], "exact_match": float(row["exact_match"]), **(   # a null figure: NaN
             {m: None if row[m] is None else float(row[m]) for m in PRIVACY_COLUMNS} if options.get("privacy_metrics")
             else {})}
-        assert {m: None if math.isnan(got[instance_id][m]) else got[instance_id][m] for m in want} == want, instance_id
+        assert {m: absent(got[instance_id][m]) for m in want} == want, instance_id
         assert got[instance_id]["reward"] == pytest.approx(sum(w * want[m] for m, w in weights.items())), instance_id
     # what the model was asked is eval's: the system prompt (with the norm or without), the task, the tools
     assert asked_by_vf == first_requests(model)
