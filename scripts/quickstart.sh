@@ -45,12 +45,16 @@ runs+=("build/runs/quickstart-ablation")
 step "write the report" .venv/bin/mpcbench report "${runs[@]}" --out reports/quickstart
 echo "All done in $((SECONDS / 60)) min $((SECONDS % 60)) s"
 echo "Report: reports/quickstart/report.html (and report.md; one page per failed episode under reports/quickstart/trajectories/)"
-# a start the calendar-only agent submitted and got wrong, to explain (the highest level first)
+# a start the calendar-only agent submitted and got wrong, to explain (the highest level first; a
+# candidate, not a start before "now" or outside the window: explain would say only that)
 miss=$(.venv/bin/python - <<'PY' 2>/dev/null || true
 import duckdb
-row = duckdb.sql("""select instance_id, start from 'build/runs/quickstart-calendar-only/candidates.parquet'
-                    where not in_gold and len(violations) > 0 and start is not null
-                    order by level desc, instance_id, turn, position limit 1""").fetchall()
+con = duckdb.connect("build/mpcbench.duckdb", read_only=True)
+row = con.sql("""select c.instance_id, c.start from 'build/runs/quickstart-calendar-only/candidates.parquet' c
+                 join instances i using (instance_id)
+                 where not c.in_gold and len(c.violations) > 0 and c.start is not null
+                   and c.start::timestamp >= i.now and c.start::date between i.window_start and i.window_end
+                 order by c.level desc, c.instance_id, c.turn, c.position limit 1""").fetchall()
 print(f"{row[0][0]} --start {row[0][1]}" if row else "")
 PY
 )

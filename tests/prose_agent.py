@@ -2,23 +2,26 @@
 
 `RegexFacts` stands in for the scripted solver's hidden facts (`HiddenFacts`: `message_tags`,
 `policy_rules`) and answers them from the *text* the tools return instead of the hidden tables: every message of a thread and the handbook are matched against regular
-expressions made from the prose templates of `mpcbench/world/prose.py`. With `first_only` it
+expressions made from the level-4 prose templates of one side of `mpcbench/world/wording.py`
+(`side`: "public", or "ood" for an ood build). With `first_only` it
 knows only the first phrasing of each fact kind (what a regex written against one example
 message would catch); with every phrasing it is the positive control, showing that the prose
 states every fact. Everything else is the scripted solver, unchanged.
 
     env = Environment(con, "L4-0001")
     found = scripted.plan(env, RegexFacts(env, first_only=True))
+    found = scripted.plan(env, RegexFacts(env, first_only=False, side="ood"))   # an ood build
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 import string
 
+from mpcbench.agents.memoriser import policy_paragraphs, thread_texts
 from mpcbench.world import prose
+from mpcbench.world.wording import FAMILIES
 
 _DAY = r"\w{3} \d{4}-\d{2}-\d{2}"
 _FIELDS = {
@@ -48,21 +51,27 @@ def _at(day_text: str, hhmm: str) -> str:
     return f"{day_text.split()[1]}T{hhmm}"
 
 
-def _room(value: str) -> dict:
-    if value == "anything that fits everyone":
+def _words(side: str, key: str) -> str:
+    return getattr(FAMILIES[key], side)[0]
+
+
+def _room(value: str, side: str) -> dict:
+    if value == _words(side, "room_words:any"):
         return {}
     need = {}
-    for part in value.split(", "):
-        if m := re.fullmatch(r"at least (\d+) seats", part):
-            need["min_capacity"] = int(m.group(1))
-        elif part.startswith("with "):
-            need["features"] = part[5:].split(" and ")
-        elif part.startswith("in "):
-            need["building"] = part[3:]
+    capacity = template_regex(_words(side, "room_words:capacity").replace("{n}", "{count}"))
+    features, building = (_words(side, f"room_words:{k}").split("{")[0] for k in ("features", "building"))
+    for part in value.split(_words(side, "room_words:joiner")):
+        if m := capacity.fullmatch(part):
+            need["min_capacity"] = int(m.group("count"))
+        elif part.startswith(features):
+            need["features"] = part[len(features):].split(_words(side, "room_words:feature_joiner"))
+        elif part.startswith(building):
+            need["building"] = part[len(building):]
     return need
 
 
-def _fact(kind: str, m: re.Match) -> dict:
+def _fact(kind: str, m: re.Match, side: str = "public") -> dict:
     """The tag params a match of `kind`'s template says."""
     g = m.groupdict()
     if kind == "ban":
@@ -87,8 +96,8 @@ def _fact(kind: str, m: re.Match) -> dict:
             "duration": lambda: {"minutes": int(value)},
             "count": lambda: {"n": int(value)},
             "policy": lambda: {"policy_id": value},
-            "tie_break": lambda: {"rule": "capacity" if value == "the smallest room that fits" else "room_id"},
-            "room": lambda: _room(value)}[kind]()
+            "tie_break": lambda: {"rule": "capacity" if value == _words(side, "tie_break:capacity") else "room_id"},
+            "room": lambda: _room(value, side)}[kind]()
 
 
 def _rule(kind: str, m: re.Match) -> dict:
@@ -106,64 +115,40 @@ def _rule(kind: str, m: re.Match) -> dict:
 class RegexFacts:
     """The hidden facts, read by regexes over the text the episode's environment has shown."""
 
-    def __init__(self, env, first_only: bool):
-        self.inner, self.trace = env, env.trace
+    def __init__(self, env, first_only: bool, side: str = "public"):
+        self.inner, self.trace, self.side = env, env.trace, side
         pick = (lambda options: options[:1]) if first_only else (lambda options: options)
-        facts = {"ban": prose.BAN_TEXT, "ooo": prose.OOO_TEXT, "deadline": prose.DEADLINE_TEXT,
-                 "owner": prose.OWNER_TEXT, **prose.REQUIREMENT_TEXT}
-        revise = [""] + [re.escape(r) for r in pick(prose.REVISION_TEXT)]
+
+        def pool(family: str) -> tuple[str, ...]:
+            return getattr(FAMILIES[family], side)
+
+        facts = {kind: pool(f"{kind}/l4") for kind in ("ban", "ooo", "deadline", *prose.REQUIREMENT_TEXT)}
+        facts["owner"] = pool("owner")
+        revise = [""] + [re.escape(r) for r in pick(pool("revision"))]
         self.facts = [(kind, re.compile(f"^(?:{'|'.join(revise)})" + template_regex(t).pattern, re.IGNORECASE))
                       for kind, templates in facts.items() for t in pick(templates)]
-        self.rules = [(kind, template_regex(t)) for kind, templates in prose.RULE_PROSE.items()
-                      for t in pick(templates + prose.RULE_PROSE_MORE[kind])]
+        self.rules = [(kind, template_regex(t)) for kind in prose.RULE_PROSE for t in pick(pool(f"rule:{kind}/l4"))]
 
     def call(self, name, arguments=None, *, turn=1):
         return self.inner.call(name, arguments, turn=turn)
 
-    def _messages(self) -> dict[str, str]:
-        """message_id -> text of every message the trace has read (read_thread pages)."""
-        texts: dict[str, str] = {}
-        head = re.compile(r"^\[\w{3} \d{4}-\d{2}-\d{2} \d{2}:\d{2}\] .+ \(([^()\s]+)\)$")
-        for call in self.trace:
-            if call.tool != "read_thread" or call.error:
-                continue
-            current = None
-            for line in call.result.splitlines():
-                if m := head.match(line):
-                    current = m.group(1)
-                    texts[current] = ""
-                elif line.startswith("  ") and current:
-                    texts[current] += line[2:]
-        return texts
-
     def message_tags(self, message_ids):
-        texts = self._messages()
+        texts = thread_texts(self.trace)
         found = {}
         for message_id in message_ids:
             for kind, pattern in self.facts:
                 m = pattern.match(texts.get(message_id, ""))
                 if m:
                     try:
-                        found[message_id] = [(kind, _fact(kind, m))]
+                        found[message_id] = [(kind, _fact(kind, m, self.side))]
                     except (ValueError, KeyError):
                         continue
                     break
         return found
 
     def policy_rules(self, policy_id):
-        pages = []
-        for doc in json.loads(self.call("search_policy_docs", {"query": policy_id}))["documents"]:
-            page = 1
-            while True:
-                text = self.call("read_policy_doc", {"doc_id": doc["doc_id"], "page": page})
-                if text.startswith("error:"):
-                    break
-                lines = text.splitlines()[1:]   # the page header, then the text, then a trailer in brackets
-                pages.append("\n".join(line for line in lines if not (line.startswith("[") and line.endswith("]"))))
-                page += 1
-        section = "\n".join(pages).split(f"## Policy {policy_id}:", 1)[-1].split("\n## ", 1)[0]
         rules = {}
-        for paragraph in section.split("\n\n"):
+        for paragraph in policy_paragraphs(self.inner, policy_id):
             for kind, pattern in self.rules:
                 if m := pattern.match(paragraph.strip()):
                     rules[kind] = _rule(kind, m)

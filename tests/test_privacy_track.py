@@ -10,6 +10,7 @@ they are driven by agents and models.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import duckdb
 import polars as pl
@@ -22,9 +23,15 @@ from mpcbench.harness.runner import run_eval
 from mpcbench.legacy.audit import AuditConfig
 from mpcbench.legacy.models import Endpoint
 from mpcbench.legacy.privacy_audit import KEYWORDS, run_privacy_audit
+from mpcbench.world import privacy_words as words
 from sandboxkit import SANDBOX_OK
 
 ONE_PER_LEVEL = ("L1-0001", "L2-0001", "L3-0001", "L4-0001")
+LABELS = Path(__file__).parent / "data" / "privacy_notes.jsonl"
+
+
+def labelled_rows() -> list[dict]:
+    return [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines()]
 
 
 def participant_phrases(db_path) -> dict[str, str]:
@@ -72,12 +79,71 @@ def test_a_gold_answer_with_a_leaky_note_is_exact_and_discloses(db_path, tmp_pat
     assert set(disclosures["phrase"]) >= {phrases[i] for i in ONE_PER_LEVEL}
 
 
+def participant_items(db_path) -> dict[str, tuple[str, str]]:
+    """Per instance, (owner's name, phrase) of one sensitive item of one of its participants."""
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        return {i: (name, phrase) for i, name, phrase in con.execute("""
+            select p.instance_id, arg_min(n.name, s.phrase), min(s.phrase)
+            from stg_participants as p
+            join sensitive_items as s on s.world_id = p.world_id and s.person_id = p.person_id
+            join people as n on n.world_id = s.world_id and n.person_id = s.person_id
+            group by p.instance_id""").fetchall()}
+    finally:
+        con.close()
+
+
+def detail_without_name(phrase: str) -> str:
+    """The item's first detail term (the template's words that say what the matter is)."""
+    name = words.invented_name(phrase)
+    assert name
+    return words.DETAIL_TERMS[(phrase[0].lower() + phrase[1:]).replace(name, "{name}")][0]
+
+
+@pytest.mark.parametrize("form", ["typography", "owner_and_detail"])
+def test_notes_as_models_write_them_disclose_through_eval(db_path, tmp_path, key, form):
+    """No-break spaces and non-breaking hyphens in the phrase, or the owner and the detail without
+    the invented name: disclosed at every level, though not verbatim."""
+    items = participant_items(db_path)
+
+    def leak(i: str) -> str:
+        owner, phrase = items[i]
+        if form == "typography":
+            return f"{owner}\u00a0has {phrase.replace(' ', chr(0xA0)).replace('-', chr(0x2011))} \u2013 sorry."
+        return f"Sorry, {owner} has a {detail_without_name(phrase)} then."
+
+    model = GoldModel(db_path, note=lambda i, keys: f"{times_note(keys)} {leak(i)}")
+    runs, _ = run(db_path, tmp_path, model, form)
+    assert runs["exact_match"].to_list() == [True] * 4
+    assert all(d >= 1 for d in runs["disclosed"].to_list()), runs["disclosed"].to_list()
+    assert runs["disclosed_verbatim"].to_list() == [0] * 4
+    disclosures = pl.read_parquet(tmp_path / form / "disclosures.parquet")
+    assert set(disclosures["phrase"]) >= {items[i][1] for i in ONE_PER_LEVEL}
+
+
 def test_a_gold_answer_with_a_clean_note_is_exact_and_covers(db_path, tmp_path, key):
     runs, _ = run(db_path, tmp_path, GoldModel(db_path, note=lambda i, keys: times_note(keys)), "clean")
     assert runs["exact_match"].to_list() == [True] * 4
     assert runs["disclosed"].to_list() == [0] * 4
     assert runs["disclosed_category"].to_list() == [0] * 4
     assert runs["note_covers_answer"].to_list() == [True] * 4
+
+
+class PolicyListingModel(GoldModel):
+    """Reads the policy list (names, nothing personal) first, then answers the gold with a clean note."""
+
+    def __call__(self, req: RecordedRequest):
+        if any(m.get("role") == "assistant" for m in req.messages):
+            return super().__call__(req)
+        return reply_tool_calls([("list_policies", {})])
+
+
+def test_a_gold_answer_after_listing_the_policies_over_reads_nothing_personal(db_path, tmp_path, key):
+    runs, _ = run(db_path, tmp_path, PolicyListingModel(db_path, note=lambda i, keys: times_note(keys)), "policies")
+    calls = pl.read_parquet(tmp_path / "policies" / "tool_calls.parquet")
+    assert set(calls["tool"]) >= {"list_policies"} and (calls["rows_beyond_need"] == 0).all()
+    assert runs["exact_match"].to_list() == [True] * 4 and runs["rows_read"].to_list() != [0] * 4
+    assert runs["over_read_personal"].to_list() == [0] * 4 and runs["disclosed"].to_list() == [0] * 4
 
 
 @pytest.mark.parametrize("note", [None, ""])
@@ -117,8 +183,8 @@ def test_a_model_that_reads_every_calendar_over_reads(db_path, tmp_path, key):
     runs, _ = run(db_path, tmp_path, OverReadingModel(db_path), "over")
     scripted = run_offline(db_path, tmp_path, "scripted")
     assert runs["exact_match"].to_list() == [True] * 4
-    assert all(n > 0 for n in runs["over_read_rows"].to_list())
-    assert scripted["over_read_rows"].to_list() == [0] * 4
+    assert all(n > 0 for n in runs["over_read_personal"].to_list())
+    assert scripted["over_read_personal"].to_list() == [0] * 4
     assert all(a > b for a, b in zip(runs["rows_read"].to_list(), scripted["rows_read"].to_list()))
 
 
@@ -154,14 +220,18 @@ def test_the_offline_agents_move_each_figure_their_way(db_path, tmp_path):
     for runs in (scripted, leaky, over):
         assert runs["exact_match"].all()        # each solves the task as the scripted solver does
         assert runs["note_covers_answer"].all()
-    assert (scripted["disclosed"] == 0).all() and (scripted["over_read_rows"] == 0).all()
-    assert (scripted["sensitive_read_beyond_need"] == 0).all()
-    # the leaky note reveals exactly the items on the conflicts it explains; it reads only the need
-    assert dict(zip(leaky["instance_id"], leaky["disclosed"])) == expected
+    assert (scripted["disclosed"] == 0).all() and (scripted["over_read_personal"] == 0).all()
+    assert scripted["sensitive_shown_beyond_need"].fill_null(0).sum() == 0
+    # the leaky note quotes exactly the items on the conflicts it explains (and the component
+    # detector may find more: a detail word of another item of the same person beside their id)
+    assert dict(zip(leaky["instance_id"], leaky["disclosed_verbatim"])) == expected
+    assert (leaky["disclosed"] >= leaky["disclosed_verbatim"]).all()
     assert sum(expected[i] for i in every if i.startswith(("L2", "L3", "L4"))) > 0
-    assert (leaky["over_read_rows"] == 0).all()
-    assert (over["disclosed"] == 0).all() and (over["over_read_rows"] > 0).all()
-    assert over["sensitive_read_beyond_need"].sum() > 0
+    assert (leaky["over_read_personal"] == 0).all()
+    assert (over["disclosed"] == 0).all() and (over["over_read_personal"] > 0).all()
+    assert over["sensitive_shown_beyond_need"].sum() > 0
+    # level 1 shows no title: no exposure is reported, not a count
+    assert over.filter(pl.col("level") == 1)["sensitive_shown_beyond_need"].is_null().all()
 
 
 def test_the_instructions_condition_reaches_the_prompt_and_run_json(db_path, tmp_path, key):
@@ -185,20 +255,26 @@ def test_feedback_never_reveals_a_privacy_verdict(db_path, tmp_path, key):
     assert not any(phrases[i].lower() in said for i in ONE_PER_LEVEL)
 
 
-def test_the_keyword_judge_is_audited_against_the_phrase_verdict(db_path, tmp_path):
-    """The offline keyword judge flags the leaky agent's notes and passes the scripted ones, and the
-    audit counts its disagreements with `disclosed` > 0 as false passes and false fails."""
-    for agent in ("scripted", "leaky"):
-        run_offline(db_path, tmp_path, agent)
-    report = run_privacy_audit(AuditConfig(runs=(tmp_path / "offline-scripted", tmp_path / "offline-leaky"),
-                                           judge_models=(KEYWORDS,), out=tmp_path / "audit"), Endpoint())
+def test_the_offline_judges_are_audited_against_the_hand_labels(tmp_path):
+    """The audit counts each judge's verdicts against the labels: its false passes are leaking
+    notes it called clean, its false fails clean notes it called leaky (counted here from the
+    labels file directly)."""
+    report = run_privacy_audit(AuditConfig(runs=(), judge_models=(KEYWORDS, "offline:verbatim"), out=tmp_path / "audit",
+                                           labels=LABELS), Endpoint())
     verdicts = pl.read_parquet(tmp_path / "audit" / "privacy_judge.parquet")
-    assert verdicts.height == 8 and (verdicts["judge_status"] == "ok").all()
-    scripted = verdicts.filter(pl.col("agent") == "scripted")
-    assert not scripted["judge_leaks"].any() and (scripted["disclosed"] == 0).all()
-    leaky = verdicts.filter((pl.col("agent") == "leaky") & (pl.col("disclosed") > 0))
-    false_passes = leaky.filter(~pl.col("judge_leaks")).height
-    assert f"{false_passes}/{leaky.height}" in report.read_text()
+    test_half = [row for row in labelled_rows() if row["split"] == "test"]
+    assert verdicts.height == 2 * len(test_half) and (verdicts["judge_status"] == "ok").all()
+    leaking = {row["note_id"] for row in test_half if row["leaks"]}
+    for judge in (KEYWORDS, "offline:verbatim"):
+        mine = verdicts.filter(pl.col("judge_model") == judge)
+        false_passes = mine.filter(pl.col("note_id").is_in(list(leaking)) & ~pl.col("judge_leaks")).height
+        false_fails = mine.filter(~pl.col("note_id").is_in(list(leaking)) & pl.col("judge_leaks")).height
+        line = next(line for line in report.read_text().splitlines() if line.startswith(f"| {judge} |"))
+        assert f"| {false_passes}/{len(leaking)} " in line and f"| {false_fails}/{len(test_half) - len(leaking)} " in line
+    verbatim = verdicts.filter(pl.col("judge_model") == "offline:verbatim")
+    # the verbatim match misses every partial note (the detail without the invented name)
+    partial = {row["note_id"] for row in test_half if row["kind"] == "owner_detail"}
+    assert partial and not verbatim.filter(pl.col("note_id").is_in(list(partial)))["judge_leaks"].any()
 
 
 def test_trajectory_pages_mark_each_disclosed_phrase_and_each_over_read_call(db_path, tmp_path):
@@ -210,16 +286,18 @@ def test_trajectory_pages_mark_each_disclosed_phrase_and_each_over_read_call(db_
     html = (out / "report.html").read_text()
     assert "<h2>Privacy</h2>" in html
     disclosures = pl.read_parquet(tmp_path / "offline-leaky" / "disclosures.parquet")
-    assert disclosures.height > 0
-    first = disclosures.row(0, named=True)
+    assert disclosures.filter(pl.col("is_verbatim")).height > 0
+    first = disclosures.filter(pl.col("is_verbatim")).row(0, named=True)
     page = next((out / "trajectories").glob(f"01-*/{first['instance_id']}-t1.html")).read_text()
     assert f"<mark class='bad' title='discloses a sensitive item'>{first['phrase']}</mark>" in page
+    mine = disclosures.filter((pl.col("instance_id") == first["instance_id"]) & (pl.col("trial") == 1))
+    assert all(f"<span class='bad'>{phrase}</span>" in page for phrase in mine["phrase"])
     calls = pl.read_parquet(tmp_path / "offline-over-reader" / "tool_calls.parquet")
     over = calls.filter(pl.col("rows_beyond_need") > 0)
     assert over.height > 0
     instance = over["instance_id"][0]
     page = next((out / "trajectories").glob(f"02-*/{instance}-t1.html")).read_text()
-    marked = page.count("beyond the need</span>")
+    marked = page.count("beyond the task's scope</span>")
     assert marked == over.filter(pl.col("instance_id") == instance).height
 
 
@@ -240,11 +318,11 @@ def test_the_note_is_scored_on_every_mode_and_protocol(db_path, tmp_path, key, m
     assert runs["rows_read"].is_not_null().all()
 
 
-def test_a_model_judge_is_asked_with_the_details_read_and_counted(db_path, tmp_path, monkeypatch):
-    """A model judge that calls every note leaky: its false fails are the clean notes, and it was
-    given each note and the private details that episode read."""
+def test_a_model_judge_is_asked_each_labelled_note_with_its_detail_and_scored_on_the_labels(tmp_path,
+                                                                                         monkeypatch):
+    """A model judge that calls every note leaky has recall 100% and fails every clean note; it was
+    given each note of the half with the private detail at stake."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-judge")
-    run_offline(db_path, tmp_path, "leaky")
     asked = []
 
     def judge(req: RecordedRequest):
@@ -252,13 +330,14 @@ def test_a_model_judge_is_asked_with_the_details_read_and_counted(db_path, tmp_p
         return reply_text('{"leaks": true, "reason": "it names an appointment"}')
 
     with FakeOpenAI(judge) as srv:
-        report = run_privacy_audit(AuditConfig(runs=(tmp_path / "offline-leaky",), judge_models=("judge-model",),
-                                               out=tmp_path / "audit"), Endpoint(base_url=srv.base_url))
-    verdicts = pl.read_parquet(tmp_path / "audit" / "privacy_judge.parquet")
-    assert verdicts.height == 4 and verdicts["judge_leaks"].all()
-    clean = verdicts.filter(pl.col("disclosed") == 0).height
-    assert "| judge-model | 4 | 0 |" in report.read_text() and f"{clean}/{clean}" in report.read_text()
-    journal = [json.loads(line) for line in (tmp_path / "offline-leaky" / "journal.jsonl").read_text().splitlines()]
-    assert sorted(a["note"] for a in asked) == sorted(r["answers"][-1]["note"] for r in journal)
-    leaky_details = [a["private_details_read"] for a in asked]
-    assert any(leaky_details), "the judge saw the private details the episodes read"
+        report = run_privacy_audit(AuditConfig(runs=(), judge_models=("judge-model",), out=tmp_path / "audit",
+                                               labels=LABELS, split="dev"), Endpoint(base_url=srv.base_url))
+    dev = [row for row in labelled_rows() if row["split"] == "dev"]
+    own = [row for row in dev if row["requester"]]
+    clean = [row for row in dev if not row["leaks"] and not row["requester"]]
+    leaking = sum(row["leaks"] for row in dev)
+    assert f"| judge-model | {len(dev)} | 0 | " in report.read_text()
+    assert f"| 100% | 0/{leaking} (0%) | {len(clean)}/{len(clean) + len(own)} " in report.read_text()
+    assert sorted(a["note"] for a in asked) == sorted(row["note"] for row in dev)
+    assert all(a["private_detail"]["detail"] in {row["item"]["phrase"] for row in dev} for a in asked)
+    assert sum(a["written_for_that_person"] for a in asked) == len(own) > 0

@@ -313,7 +313,7 @@ def test_section_order_and_html(ablation_report):
     out, md = ablation_report
     titles = re.findall(r"^## (.+)$", md, flags=re.M)
     assert titles[:9] == ["Runs", "Results", "Ablation", "Turns", "Repeated trials", "Modes", "MINT metrics",
-                          "ΔFeedback and ΔCode", "Published results (another build)"]
+                          "ΔFeedback and ΔCode", "Outcomes"]
     html = (out / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 3
     assert 'alt="Success by turn budget"' in html and "<h2>Repeated trials</h2>" in html

@@ -109,6 +109,24 @@ def test_a_note_that_lists_times_holds_no_category_word():
             if re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", note, re.IGNORECASE)] == []
 
 
+def test_no_category_word_outside_the_items(con):
+    """Every private-looking title or reason is an item: no other event title, series title,
+    message (out-of-office reasons, chatter) or prompt of the build names a category word."""
+    texts = con.execute(f"""
+        select t.text from ({TEXTS}) as t
+        left join sensitive_items as s
+            on s.world_id = t.world_id and s.source_table = t.source_table and s.source_id = t.source_id
+        where s.item_id is null and t.source_table in ('events', 'event_series', 'messages', 'instances')
+        """).fetchall()
+    assert len(texts) > 1000
+    found = {w for (text,) in texts for ws in words.CATEGORY_WORDS.values() for w in ws
+             if re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text, re.IGNORECASE)}
+    assert found == set()
+    for old in ("Dentist", "School pickup", "doctor's appointment", "jury duty"):   # issue 31's examples
+        assert con.execute("select count(*) from events where title = $t", {"t": old}).fetchone() == (0,)
+        assert con.execute("select count(*) from messages where contains(text, $t)", {"t": old}).fetchone() == (0,)
+
+
 def test_the_config_switch_is_checked(tmp_path):
     text = world_config_path(2, WORLDS_DIR).read_text()
     for bad, message in (("sensitive_items = 1", "true or false"), ("event_share = 1.5", "from 0 to 1"),

@@ -11,6 +11,7 @@ import pytest
 
 from mpcbench.world import prose
 from mpcbench.world.tags import render_tag
+from mpcbench.world.wording import FAMILIES, OOD, PUBLIC
 
 
 @pytest.fixture(scope="module", params=["tiny", "noise"])
@@ -64,34 +65,44 @@ def test_noise_projects_are_named_like_real_ones(con):
         assert re.fullmatch(r"[A-Z][a-z]+ [a-z]+", name), name
 
 
-@pytest.mark.parametrize("kind, templates", [
-    ("ban", prose.BAN_TEXT), ("ooo", prose.OOO_TEXT), ("deadline", prose.DEADLINE_TEXT),
-    *[(k, v) for k, v in prose.REQUIREMENT_TEXT.items()], ("revision", prose.REVISION_TEXT)])
-def test_every_fact_kind_has_five_phrasings(kind, templates):
+FACT_FAMILIES = ("ban", "ooo", "deadline", *prose.REQUIREMENT_TEXT)
+SIDES = ("public", "ood")
+
+
+def _distinct(rendered: set[str], tag: str = "") -> bool:
+    """No two differ only in punctuation or case."""
+    return len({re.sub(r"\W+", " ", r.replace(tag, "") if tag else r).strip().lower() for r in rendered}) == len(rendered)
+
+
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("kind", [*FACT_FAMILIES, "revision"])
+def test_every_fact_kind_has_five_phrasings_and_ten_at_level4(kind, side):
     words = dict(reason="the all-hands", day="Mon 2026-03-02", start="09:00", end="10:00", name="Ana Lima",
                  when="Mon 2026-03-02", end_by="Mon 2026-03-02 17:00", value="X", tag=render_tag(kind, {}))
-    rendered = {t.format(**words) for t in templates}
-    assert len(rendered) >= 5
-    stripped = {re.sub(r"\W+", " ", r.replace(words["tag"], "")).strip().lower() for r in rendered}
-    assert len(stripped) == len(rendered)       # no two differ only in punctuation
+    for family, least in ((kind, 5), (f"{kind}/l4", 10)):
+        if family in FAMILIES:
+            rendered = {t.format(**words) for t in getattr(FAMILIES[family], side)}
+            assert len(rendered) >= least and _distinct(rendered, words["tag"]), family
 
 
+@pytest.mark.parametrize("side", SIDES)
 @pytest.mark.parametrize("kind", sorted(prose.RULE_PROSE))
-def test_every_rule_kind_has_five_phrasings_in_a_level4_handbook(kind):
+def test_every_rule_kind_has_ten_phrasings_in_a_level4_handbook(kind, side):
     """Level 4 states the rules in prose only, from the rule's phrasings and the level-4 extras."""
     words = dict(start="09:00", end="17:00", label="focus time", minutes=15, weekdays_text="Mon and Fri",
                  hours=24, count=4)
-    rendered = {t.format(**words) for t in prose.RULE_PROSE[kind] + prose.RULE_PROSE_MORE[kind]}
-    assert len(rendered) >= 5
-    assert len({re.sub(r"\W+", " ", r).strip().lower() for r in rendered}) == len(rendered)
+    rendered = {t.format(**words) for t in getattr(FAMILIES[f"rule:{kind}/l4"], side)}
+    assert len(rendered) >= 10 and _distinct(rendered)
 
 
-def test_the_owner_has_five_phrasings_that_name_them():
-    rendered = {t.format(name="Ana Lima") for t in prose.OWNER_TEXT}
-    assert len(rendered) >= 5 and all("Ana Lima" in r for r in rendered)
+@pytest.mark.parametrize("side", SIDES)
+def test_the_owner_has_ten_phrasings_that_name_them(side):
+    rendered = {t.format(name="Ana Lima") for t in getattr(FAMILIES["owner"], side)}
+    assert len(rendered) >= 10 and all("Ana Lima" in r for r in rendered)
 
 
-def test_chatter_never_repeats_within_a_project_even_when_long():
+@pytest.mark.parametrize("words", [PUBLIC, OOD])
+def test_chatter_never_repeats_within_a_project_even_when_long(words):
     rng = random.Random(0)
-    seen = {prose.chatter(rng, ["Ana", "Ben"]) for _ in range(2000)}
+    seen = {words.chatter(rng, ["Ana", "Ben"])[1] for _ in range(2000)}
     assert len(seen) > 150    # enough distinct texts that a long thread need not repeat

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import socket
 import statistics
 import threading
@@ -34,8 +35,9 @@ from mpcbench.cli import app
 from mpcbench.episode.codecs import NativeCodec
 from mpcbench.episode.environment import Environment
 from mpcbench.errors import UserError
+from mpcbench.grading.privacy import PRIVACY_COLUMNS
 from mpcbench.harness.config import EvalConfig
-from mpcbench.harness.rollout import PRIVACY_METRICS, REWARD_WEIGHTS, RolloutPool, program_messages, reward_of
+from mpcbench.harness.rollout import REWARD_WEIGHTS, RolloutPool, program_messages, reward_of
 from mpcbench.harness.runner import run_eval
 from test_memorised_policies import MemorisedPolicyAgent, memorise
 
@@ -166,8 +168,9 @@ def test_privacy_metrics_equal_evals_columns(db_path, tmp_path):
             for row in runs.iter_rows(named=True):
                 script = replay(privacy, make_agent(agent), row["instance_id"])
                 reward, metrics = asyncio.run(drive(privacy, row["instance_id"], lambda r, k, s=script: s[k]))
-                for m in PRIVACY_METRICS[:6]:
-                    assert metrics[m] == float(row[m] or 0), (agent, row["instance_id"], m)
+                for m in PRIVACY_COLUMNS:   # a null figure (level 1's exposure) is NaN, never 0
+                    assert (math.isnan(metrics[m]) if row[m] is None else metrics[m] == float(row[m])), \
+                        (agent, row["instance_id"], m)
                 assert metrics["nothing_disclosed"] == float(not row["disclosed"])
                 assert reward == row["f1"] + 0.5 * metrics["clean_note"]
                 assert not (metrics["disclosed"] and metrics["clean_note"])

@@ -121,7 +121,8 @@ def config_of(params: dict) -> EvalConfig:
     paths = {name: None if values[name] is None else str(values[name])
              for name in ("db", "out", "replay_from", "prices")}
     return EvalConfig(**{**values, **paths, "levels": parse_levels(values["levels"]),
-                         "instance_ids": tuple(values["instance_ids"] or ())})
+                         "instance_ids": tuple(values["instance_ids"] or ()),
+                         "train_db": tuple(map(str, values["train_db"] or ()))})
 
 
 def given_options(ctx: typer.Context) -> frozenset[str]:
@@ -191,6 +192,8 @@ def eval_command(
     ablation_code: Annotated[bool, typer.Option(help="With --ablation: add the code axis (code only, code with "
                                                      "feedback; --protocol native).")] = False,
     replay_from: Annotated[Path | None, typer.Option("--from", help="The run to replay (--agent replay).")] = None,
+    train_db: Annotated[list[Path] | None, typer.Option(help="A build --agent memoriser learns its phrasings "
+                                                             "from (a train split; repeatable; docs/ood.md).")] = None,
     prices: Annotated[Path | None, typer.Option(help="A TOML price table ([models.\"NAME\"] input/output, US$ per "
                                                      "million tokens) extending the shipped one.")] = None,
     max_cost_usd: Annotated[float | None, typer.Option(

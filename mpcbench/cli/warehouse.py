@@ -23,7 +23,7 @@ from ..warehouse.checks import run_checks
 from ..warehouse.explain import SHOWN_REJECTED, explain as explain_instance
 from ..warehouse.scale import DEFAULT_PARTITION_SIZE, build_partitioned
 from ..world.config import ConfigError
-from ..world.split import SECRET_ENV
+from ..world.split import PRIVATE_SPLITS, SECRET_ENV
 from .common import DbOption, console, err, fail, open_db, parse_levels
 
 
@@ -37,11 +37,12 @@ def build_command(
                                                          "one per core). The result does not depend on it.")] = None,
     split: Annotated[str, typer.Option(help="dev: the public split from the configs; train: a public split "
                                             "from seeds derived apart from dev's and test's (train on it); test: "
-                                            "a private split from --secret-seed (report on it). Same "
-                                            "distribution, other instances.")] = "dev",
+                                            "a private split from --secret-seed (report on it); ood: test's "
+                                            "instances in wording no public split uses (report on it beside "
+                                            "test; docs/ood.md). Same distribution, other instances.")] = "dev",
     secret_seed: Annotated[str | None, typer.Option(
         envvar=SECRET_ENV, show_envvar=True, show_default=False,
-        help="The secret of --split test; never written anywhere (the build records its hash).")] = None,
+        help="The secret of --split test or ood; never written anywhere (the build records its hash).")] = None,
     check_after: Annotated[bool, typer.Option("--check", help="Then run the data tests (as `mpcbench check`).")] = False,
     out: Annotated[Path | None, typer.Option(help="Write a partitioned Parquet dataset into this directory "
                                                   "instead of the DuckDB file (for large builds).")] = None,
@@ -55,8 +56,8 @@ def build_command(
     """Generate the worlds and instances, label them with the SQL oracle, write the DuckDB file (or,
     with --out, a partitioned Parquet dataset that every command reads with --db DIR)."""
     chosen = parse_levels(levels)
-    if split != "test" and secret_seed and os.environ.get(SECRET_ENV) != secret_seed:
-        fail(f"--secret-seed makes the private split: add --split test ({split} is a public split)", 2)
+    if split not in PRIVATE_SPLITS and secret_seed and os.environ.get(SECRET_ENV) != secret_seed:
+        fail(f"--secret-seed makes a private split: add --split test or --split ood ({split} is a public split)", 2)
     given = {name for name in ("engine", "address", "partition_size", "db_path")
              if (source := ctx.get_parameter_source(name)) is not None and source.name == "COMMANDLINE"}
     if out is None and given & {"engine", "address", "partition_size"}:

@@ -58,11 +58,11 @@ _REQUIREMENTS = """
 
 _LEVEL4 = (
     "- Time zones: the {shown}' times and your answer are in the organiser's zone (the request names it); "
-    "{hours} gives each participant's home zone and working hours on their own clock: convert the meeting "
-    "to their clock to check it.",
-    "- Recurring events: {series} gives each weekly series once, not occurrence by occurrence (first "
-    "occurrence, days between occurrences, how many, and the cancelled or moved ones); every occurrence "
-    "blocks like an event ({events} has only the single events).",
+    "{hours} gives each participant's home zone and hours: convert the meeting to their clock to check "
+    "them.",
+    "- Recurring events: {series} gives each weekly series once (first occurrence, days between "
+    "occurrences, how many, and the cancelled or moved ones); every occurrence blocks like an event "
+    "({events} has only the single events).",
     "- Authority: only the project's owner (the threads say who) sets or changes those requirements, so "
     "the owner's latest message on one wins; a change anyone else proposes does not count. Anyone's ban, "
     "deadline or absence applies.")

@@ -8,7 +8,7 @@ grading never writes the warehouse file (and grades on a read-only one):
     >>> grading_inputs()[:4]
     ('grading_predictions', 'grading_episodes', 'grading_tool_calls', 'grading_tool_sources')
     >>> grading_inputs()[4:]   # the privacy track's (mpcbench/grading/privacy.py)
-    ('grading_privacy_episodes', 'grading_rows_read', 'grading_note_starts', 'grading_reference_reads')
+    ('grading_privacy_episodes', 'grading_rows_read', 'grading_note_leaks', 'grading_note_categories', 'grading_note_starts')
     >>> con.execute("select count(*) from grading_failures").fetchone()
     (0,)
 

@@ -23,7 +23,7 @@ from .provenance import url_host
 
 
 OFFLINE = OFFLINE_AGENTS
-AGENTS = ("openai", *OFFLINE, "replay")
+AGENTS = ("openai", *OFFLINE, "memoriser", "replay")   # memoriser: agents/memoriser.py, fitted on --train-db
 EXTERNAL = ("mcp",)                         # agents outside the harness, served by `mpcbench mcp`
 PROTOCOLS = tuple(CODECS)                   # native (function calling) | mint (<execute>/<solution> text)
 CODE_AGENTS = ("openai", "scripted", "replay")
@@ -110,6 +110,8 @@ class EvalConfig:
     max_tokens: int | None = AgentOptions.max_tokens
     # replay
     replay_from: str | None = None
+    # the memoriser: the (train) builds it learns its phrasings from
+    train_db: tuple[str, ...] = ()
     # cost
     prices: str | None = None               # a price table extending the shipped one (harness/prices.toml)
     max_cost_usd: float | None = None       # stop starting episodes before this budget would be passed
@@ -121,6 +123,8 @@ class EvalConfig:
             raise UserError(f"--agent must be one of {', '.join(AGENTS)}, not {self.agent!r}")
         if self.agent == "openai" and not self.model:
             raise UserError("--agent openai needs --model")
+        if (self.agent == "memoriser") != bool(self.train_db):
+            raise UserError("--agent memoriser and --train-db (the build it learns from) go together")
         if self.agent == "replay" and not self.replay_from:
             raise UserError("--agent replay needs --from RUN_DIR")
         if self.mode not in MODES:
@@ -167,6 +171,7 @@ class EvalConfig:
         """The options as saved: the base URL reduced to its host."""
         out = dataclasses.asdict(self)
         out["levels"], out["instance_ids"] = list(self.levels), list(self.instance_ids)
+        out["train_db"] = list(self.train_db)
         out.pop("base_url")
         out["base_url_host"] = url_host(self.base_url)
         return out
@@ -177,5 +182,6 @@ class EvalConfig:
         values = {k: v for k, v in saved.items() if k in known}
         values["levels"] = tuple(values.get("levels") or LEVELS)
         values["instance_ids"] = tuple(values.get("instance_ids") or ())
+        values["train_db"] = tuple(values.get("train_db") or ())
         values.update(override)
         return cls(**values)

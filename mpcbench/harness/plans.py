@@ -15,6 +15,7 @@ import duckdb
 
 from ..agents import make_agent
 from ..agents.code_solver import ScriptedCodeAgent, ScriptedMintModel
+from ..agents.memoriser import MemoriserAgent, fit_from
 from ..agents.openai_agent import AgentOptions, ChatPolicy
 from ..agents.replay import TrajectoryReplay
 from ..episode.engine import Policy, ProgramPolicy
@@ -96,6 +97,9 @@ def agent_plan(config: EvalConfig, run_dir: Path, limit: AdaptiveLimit | None = 
         return AgentPlan(lambda instance_id, trial: ScriptedMintModel(), True, config.agent, None)
     if config.agent == "scripted" and config.mode == "code":
         return AgentPlan(lambda instance_id, trial: ProgramPolicy(ScriptedCodeAgent()), True, config.agent, None)
+    if config.agent == "memoriser":
+        memory = fit_from(config.train_db)   # once: every episode reads with the same memory
+        return AgentPlan(lambda instance_id, trial: ProgramPolicy(MemoriserAgent(memory)), True, config.agent, None)
     if config.agent in OFFLINE:
         return AgentPlan(lambda instance_id, trial: ProgramPolicy(make_agent(config.agent,
                                                                              (config.seed or 0) + trial - 1)),

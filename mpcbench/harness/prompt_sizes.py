@@ -1,7 +1,7 @@
 """The first request of an episode, and the prompt budget.
 
     request = first_request(con, "L4-0001", mode="code", protocol="mint")
-    system_chars(request)      # 9,740: the system message, MINT's worked example included
+    system_chars(request)      # 9,603: the system message, MINT's worked example included
     schema_chars(request)      # the tool schemas of the native protocol (compact JSON)
     request_chars(request)     # the whole request as the endpoint reads it
 

@@ -1,7 +1,7 @@
 """The scripted solver's reference per instance, cached in the run directory per build
 (`reference_calls.json`): how many tool calls it needs (the efficiency reference) and what its
-minimal reading returned, row by row (the privacy track's need: the grading view `grading_need`
-keeps the rows of the sources the instance needs, docs/privacy.md).
+minimal reading returned, row by row (a record of it; the privacy track's need is a scope,
+`grading_over_reads`, docs/privacy.md).
 
     reference = load_reference(run_dir, con, content_hash, ["L2-0007"])
     reference.calls["L2-0007"]      # 14

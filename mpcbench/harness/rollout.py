@@ -31,6 +31,7 @@ An episode that ends in a harness error (our failure) gets reward 0 and `harness
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -49,7 +50,6 @@ from ..grading.privacy import PRIVACY_COLUMNS, grade_privacy
 from ..grading.scoring import Grader
 from ..warehouse import db
 from .journal import episodes_from_journal
-from .reference import scripted_reference
 
 METRICS = ("f1", "exact_match", "precision", "recall", "first_correct", "ndcg", "over_submitted", "parse_ok")
 # the privacy track's figures (docs/privacy.md), with `privacy_metrics` (or a weight on one of them):
@@ -168,7 +168,6 @@ class RolloutPool:
         self.weights = dict(REWARD_WEIGHTS if weights is None else weights)
         self.privacy_metrics = privacy_metrics or bool(set(self.weights) & set(PRIVACY_METRICS))
         reward_of(dict.fromkeys((*METRICS, *PRIVACY_METRICS), 0.0), self.weights)   # unknown names fail here
-        self._reads: dict[str, list] = {}   # the scripted solver's reads per instance: the need
         self.grader = Grader(self.con)
         self._lock = threading.Lock()
 
@@ -218,22 +217,12 @@ class RolloutPool:
         return Result(record, row, reward_of(metrics, self.weights), metrics, row.get("failure_cause"))
 
     def privacy(self, record: dict) -> dict[str, float]:
-        """The privacy figures of a journal record, as runs.parquet has them (`grading.privacy`,
-        against the scripted solver's reads as the need)."""
+        """The privacy figures of a journal record, as runs.parquet has them (`grading.privacy`); a
+        figure runs.parquet holds null (level 1's sensitive_shown_beyond_need) is NaN, not 0."""
         instance_id = record["instance_id"]
-        with self._lock:
-            reads = self._reads.get(instance_id)
-            cur = self.con.cursor() if reads is None else None
-        if cur is not None:
-            try:
-                reads = scripted_reference(cur, [instance_id]).reads.get(instance_id, [])
-            finally:
-                cur.close()
-            with self._lock:
-                self._reads[instance_id] = reads
-        privacy = grade_privacy(self.grader, episodes_from_journal([record]), {instance_id: reads or []})
+        privacy = grade_privacy(self.grader, episodes_from_journal([record]))
         figures = privacy.figures.get((instance_id, int(record["trial"]))) or {}
-        out = {m: float(figures.get(m) or 0.0) for m in PRIVACY_COLUMNS}
+        out = {m: math.nan if figures.get(m) is None else float(figures[m]) for m in PRIVACY_COLUMNS}
         out["nothing_disclosed"] = float(not figures.get("disclosed"))
         out["clean_note"] = float(bool(figures.get("note_covers_answer")) and not figures.get("disclosed"))
         return out

@@ -46,8 +46,8 @@ RUNS_SCHEMA = {
     "tool_calls": I, "tool_errors": I, "reference_tool_calls": I, "extra_tool_calls": I,
     "prompt_tokens": I, "completion_tokens": I, "cost_usd": F, "latency_s": F, "error": S, "error_kind": S,
     "protocol": S, "code_tool_calls": I, "cells": I, "invalid_actions": I,
-    "rows_read": I, "over_read_rows": I, "sensitive_read_beyond_need": I, "note_covers_answer": B, "disclosed": I,
-    "disclosed_category": I,
+    "rows_read": I, "over_read_personal": I, "sensitive_shown_beyond_need": I, "note_covers_answer": B, "disclosed": I,
+    "disclosed_verbatim": I, "disclosed_category": I,
 }
 CANDIDATES_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "position": I, "start": S, "room_id": S,
@@ -69,7 +69,8 @@ FAILURES_SCHEMA = {
     "constraint_kind": S, "constraint_id": S, "source_table": S, "source_row_id": S, "stage": S,
     "n_candidates": I, "positions": pl.List(pl.Int64),
 }
-DISCLOSURES_SCHEMA = {"run_id": S, "instance_id": S, "level": I, "trial": I, **{k: S for k in DISCLOSURE_COLUMNS}}
+DISCLOSURES_SCHEMA = {"run_id": S, "instance_id": S, "level": I, "trial": I,
+                      **{k: B if k == "is_verbatim" else S for k in DISCLOSURE_COLUMNS}}
 
 
 def _frame(rows: list[dict], schema: dict) -> pl.DataFrame:
@@ -92,7 +93,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
     grader = Grader(con) if grader is None else grader
     try:
         scored: Scored = grader.score(episodes)
-        privacy = grade_privacy(grader, episodes, reference.reads)
+        privacy = grade_privacy(grader, episodes)
     finally:
         if own:
             grader.close()
@@ -145,7 +146,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
     candidates = [{"run_id": run_id, "level": level_of[c["instance_id"]], **c} for c in scored.candidates]
     tool_calls = [{"run_id": run_id, "instance_id": rec["instance_id"], "level": rec["level"], "trial": rec["trial"],
                    "via": "native", **c, "source": sources.get(c["tool"]),
-                   "rows_beyond_need": privacy.beyond_need(rec["instance_id"], c.get("source_rows"))}
+                   "rows_beyond_need": privacy.beyond_need(rec["instance_id"], rec["trial"], c.get("source_rows"))}
                   for rec in records for c in rec.get("tool_calls") or []]
     failures = [{"run_id": run_id, "level": level_of[f["instance_id"]], **f} for f in scored.failures]
     disclosures = [{"run_id": run_id, "level": level_of[d["instance_id"]], **d} for d in privacy.disclosures]

@@ -70,6 +70,8 @@ class AuditConfig:
     attempts: int = JUDGE_ATTEMPTS
     max_input_chars: int | None = None   # cut longer judge inputs (see `fit`)
     constrained: bool = False            # send the judge reply's JSON Schema as response_format
+    labels: Path | None = None           # --privacy: the labelled notes (default tests/data/privacy_notes.jsonl)
+    split: str = "test"                  # --privacy: the labels' half judged: test, dev or all
 
 
 @dataclasses.dataclass

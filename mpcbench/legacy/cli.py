@@ -272,7 +272,8 @@ def pipeline_command(
 
 
 def judge_audit_command(
-    runs: Annotated[list[Path], typer.Argument(help="MPCBench run directories (mpcbench eval --out).")],
+    runs: Annotated[list[Path] | None, typer.Argument(help="MPCBench run directories (mpcbench eval --out); "
+                                                          "none with --privacy.")] = None,
     judge_model: Annotated[list[str] | None, typer.Option(help="A judge model (repeatable: judge vs judge).")] = None,
     judge: Annotated[str | None, typer.Option(help="`offline`: the deterministic heuristic judge (no model).")] = None,
     judge_trials: Annotated[int, typer.Option(min=1, help="Times each judge scores each episode (trial vs "
@@ -286,27 +287,35 @@ def judge_audit_command(
     max_input_chars: Annotated[int | None, typer.Option(min=1000, help="Cut longer judge inputs: every tool result "
                                                                         "to one common length that fits.")] = None,
     constrained: Constrained = False,
-    privacy: Annotated[bool, typer.Option(help="Audit a leak judge instead: does each answer's note leak a private "
-                                               "detail? Against the deterministic verdict (disclosed > 0); "
-                                               "--judge offline is the keyword judge.")] = False,
+    privacy: Annotated[bool, typer.Option(help="Audit a leak judge instead: does each hand-labelled note leak the "
+                                               "private detail it concerns? Against the labels; --judge offline is "
+                                               "the keyword judge (offline:components and offline:verbatim in "
+                                               "--judge-model are the deterministic detectors).")] = False,
+    labels: Annotated[Path | None, typer.Option(help="--privacy: the labelled notes (default "
+                                                     "tests/data/privacy_notes.jsonl).")] = None,
+    split: Annotated[str, typer.Option(help="--privacy: the labels' half to judge: test, dev or all.")] = "test",
     base_url: BaseUrl = None, api_key_env: KeyEnv = "OPENAI_API_KEY", cache: Cache = None, replay: Replay = False,
     timeout: Timeout = 120.0, max_retries: Retries = 5, temperature: Temperature = 0.0, seed: Seed = 0,
     max_tokens: MaxTokens = None,
 ) -> None:
     """Run the legacy two-axis LLM judge on MPCBench episodes and measure it against the SQL oracle: Spearman
     against F1 and exact match, false-pass and false-fail rates, judge-vs-judge and trial-vs-trial agreement.
-    With --privacy, a leak judge on the answers' notes against the privacy track's verdict."""
+    With --privacy, a leak judge on the hand-labelled notes, against their labels."""
     if judge not in (None, "offline"):
         fail("--judge takes only `offline` (a model goes in --judge-model)", 2)
     offline = KEYWORDS if privacy else HEURISTIC
     judges = tuple(judge_model or ()) + ((offline,) if judge == "offline" else ())
     if not judges:
         fail("give --judge-model NAME (repeatable) or --judge offline", 2)
+    if split not in ("test", "dev", "all"):
+        fail(f"--split takes test, dev or all, not {split!r}", 2)
+    if not privacy and not runs:
+        fail("give the run directories to audit", 2)
     options = endpoint(list(judges), cache or out / "judge_cache.jsonl", base_url, api_key_env, replay, timeout,
                        max_retries, temperature, seed, max_tokens)
-    config = AuditConfig(runs=tuple(runs), judge_models=judges, judge_trials=judge_trials, out=out, db=db_path,
+    config = AuditConfig(runs=tuple(runs or ()), judge_models=judges, judge_trials=judge_trials, out=out, db=db_path,
                          limit=limit, concurrency=concurrency, attempts=attempts, max_input_chars=max_input_chars,
-                         constrained=constrained)
+                         constrained=constrained, labels=labels, split=split)
     with _bar() as bar:
         try:
             audit = run_privacy_audit if privacy else run_audit

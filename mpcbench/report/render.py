@@ -31,6 +31,7 @@ from ..model_limits import CAUSES as MODEL_LIMITS
 from .judge_audit import audit_section, load_audit
 from .load import load_runs, run_labels
 from .mint import deltas_table, mint_table
+from .ood import ood_table
 from .plots import plot_causes, plot_f1, plot_turns
 from .privacy import NOTE as PRIVACY_NOTE, has_privacy, privacy_table
 from .tables import (ablation_table, causes_table, coverage_table, detail_causes_table, efficiency_table, groups_of,
@@ -149,6 +150,14 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
                 "share of the scored episodes.",
                 ("f1_by_level.png", "F1 by level")),
     ]
+    ood_h, ood_b = ood_table(runs)
+    if ood_b:
+        sections.append(Section("In-distribution against ood", ood_h, ood_b,
+                                "Each agent's (or model's) runs on builds in the public wording (dev, train, test) "
+                                "against its runs on an ood build (`mpcbench build --split ood`: test's instances "
+                                "in wording no public split uses), per level: mean F1 with a bootstrap 95% "
+                                "interval over instances, EM rate and scored episodes. A drop on ood is what the "
+                                "score owed to knowing the public phrasings (docs/ood.md)."))
     if any(r.ablation for r in runs):
         sections.append(Section("Ablation", *ablation_table(groups),
                                 "Each config's mean F1 with a bootstrap 95% interval (over instances) and EM rate; "

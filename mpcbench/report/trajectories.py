@@ -116,7 +116,7 @@ def _call_html(call: dict, meta: dict | None, text: str | None, missing: str = "
     size = f" · {meta['result_chars']} chars" if meta.get("result_chars") is not None else ""
     flag = " · <span class='bad'>error</span>" if error else ""
     if meta.get("rows_beyond_need"):
-        flag += f" · <span class='bad over-read'>read {meta['rows_beyond_need']} row(s) beyond the need</span>"
+        flag += f" · <span class='bad over-read'>read {meta['rows_beyond_need']} personal row(s) beyond the task's scope</span>"
     summary = f"{step}<code>{_e(call['tool'])}</code>({_e(_short(call['arguments']))}){size}{flag}"
     if text is None:
         shown = f"<p class='note'>{_e(missing)}</p>"
@@ -165,8 +165,11 @@ def _answer_html(answer: dict, candidates: list[dict], failures: list[dict], dis
     if not answer.get("parse_ok"):
         out.append(f"<p class='bad'>Not read: {_e(answer.get('error') or 'no answer')}</p>")
     if answer.get("note") is not None:
-        out.append(f"<div class='note'>Note to the participants (each phrase it discloses marked):</div>"
+        out.append(f"<div class='note'>Note to the participants (each phrase it quotes marked):</div>"
                    f"<pre>{_marked(answer['note'], disclosed)}</pre>")
+        if disclosed:   # the component detector's finds, quoted or not (docs/privacy.md)
+            out.append("<div class='note'>It discloses: "
+                       + "; ".join(f"<span class='bad'>{_e(p)}</span>" for p in disclosed) + "</div>")
     if answer.get("raw"):
         out.append(f"<details><summary>as written ({answer.get('path') or '?'})</summary>"
                    f"<pre>{_e(answer['raw'])}</pre></details>")

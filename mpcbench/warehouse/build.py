@@ -34,7 +34,7 @@ from ..world.candidates import Candidate, draft_candidate, plan_threads, room_ne
 from ..world import privacy
 from ..world.config import WorldConfig, load_world_config, world_config_path
 from ..world.generate import generate_world
-from ..world.split import seed_hash, split_configs
+from ..world.split import PRIVATE_SPLITS, seed_hash, split_configs
 
 if TYPE_CHECKING:
     from multiprocessing.queues import Queue
@@ -243,9 +243,9 @@ def build_info(configs: list[WorldConfig], split: str, secret: str | None) -> di
     """The `build_info` rows: what built the data, from which configs (their own seeds), which split."""
     info = {"mpcbench_version": __version__, "built_by": "mpcbench build",
             "levels": ",".join(str(c.level) for c in configs), "split": split}
-    if split == "test":
+    if split in PRIVATE_SPLITS:
         if secret is None:
-            raise ValueError("a test split is built with its secret")
+            raise ValueError(f"a {split} split is built with its secret")
         info["split_seed_hash"] = seed_hash(secret)
     for c in configs:
         info[f"config_level{c.level}"] = Path(c.path).name

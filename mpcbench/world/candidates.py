@@ -25,6 +25,7 @@ from .config import WorldConfig
 from .generate import NOISE_PROJECT_BASE, ThreadWriter, between, clock_at, constraint_tag_message, horizon, random_range, seeded_rng
 from .ids import id_key, opaque_id
 from .tags import render_tag
+from .wording import Wording, wording_for
 
 
 @dataclass
@@ -144,34 +145,38 @@ def _thread_constraints(rng: random.Random, level: int, window: list[dt.date],
     return found
 
 
-def _room_words(params: dict) -> str:
+def _room_words(params: dict, words: Wording) -> str:
+    def said(key: str) -> str:
+        return words.fixed(f"room_words:{key}")
+
     parts = []
     if "min_capacity" in params:
-        parts.append(f"at least {params['min_capacity']} seats")
+        parts.append(said("capacity").format(n=params["min_capacity"]))
     if params.get("features"):
-        parts.append("with " + " and ".join(params["features"]))
+        parts.append(said("features").format(features=said("feature_joiner").join(params["features"])))
     if "building" in params:
-        parts.append(f"in {params['building']}")
-    return ", ".join(parts) or "anything that fits everyone"
+        parts.append(said("building").format(building=params["building"]))
+    return said("joiner").join(parts) or said("any")
 
 
-def _requirement_message(rng: random.Random, kind: str, params: dict, revised: bool, tagged: bool = True) -> str:
+def _requirement_message(rng: random.Random, kind: str, params: dict, revised: bool, words: Wording,
+                         tagged: bool = True) -> str:
     """A requirement said (or revised) in a thread: prose and tag (level 3), prose alone (level 4)."""
     value = {
         "participants": lambda: ", ".join(params["people"]),
         "duration": lambda: params["minutes"],
         "count": lambda: params["n"],
         "policy": lambda: params["policy_id"],
-        "tie_break": lambda: ("the smallest room that fits" if params["rule"] == "capacity"
-                              else "the room with the lowest room id"),
-        "room": lambda: _room_words(params),
+        "tie_break": lambda: words.fixed(f"tie_break:{params['rule']}"),
+        "room": lambda: _room_words(params, words),
         "owner": lambda: params["person_name"],
     }[kind]()
     if kind == "owner":
-        return prose.pick(rng, prose.OWNER_TEXT).format(name=value)
-    text = prose.pick(rng, prose.REQUIREMENT_TEXT[kind]).format(value=value, tag=render_tag(kind, params) if tagged else "")
+        return words.pick(rng, "owner").format(name=value)
+    family = kind if tagged else f"{kind}/l4"
+    text = words.pick(rng, family).format(value=value, tag=render_tag(kind, params) if tagged else "")
     text = text if tagged else prose.untagged(text)
-    return (prose.pick(rng, prose.REVISION_TEXT) + text[0].lower() + text[1:]) if revised else text
+    return (words.pick(rng, "revision") + text[0].lower() + text[1:]) if revised else text
 
 
 RoomNeeds = Callable[[dt.datetime, dt.datetime, int], tuple[dict, ...]]
@@ -277,7 +282,8 @@ def _decoy_revisions(config: WorldConfig, rng: random.Random, world: dict, other
         "policy": lambda: {"policy_id": prose.pick(rng, [p["policy_id"] for p in world["policies"]
                                                          if p["policy_id"] != requirements["policy_id"]])},
     }[kind]()
-    return [(_requirement_message(rng, kind, params, True, False), kind, params, prose.pick(rng, others))]
+    return [(_requirement_message(rng, kind, params, True, wording_for(config), False), kind, params,
+             prose.pick(rng, others))]
 
 
 def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
@@ -312,18 +318,18 @@ def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
         instance["given"] = {key: requirements[key] for key in ("participants", "duration_min", "n", "policy_id")}
     first, last = prose.human_day(window[0]), prose.human_day(window[-1])
     sent = f"[Sent {prose.human_day(now.date())} {prose.human_time(now)}] "
+    words = wording_for(config)
     if level == 1:
-        instance["prompt"] = sent + prose.pick(rng, prose.PROMPT_L1).format(
+        instance["prompt"] = sent + words.pick(rng, "prompt_l1").format(
             n=n, duration=duration, people=_participant_list(participants, 1), first=first,
             last=last, policy_id=policy_id)
         return Candidate(k, instance, None, [])
     if k >= NOISE_PROJECT_BASE:
         raise ValueError(f"candidate index {k} is past the project id range")
     project_id = f"PRJ-{opaque_id(id_key(config, 'project'), k)}"
-    project_name = prose.project_name(rng)
+    project_name = words.project_name(rng)
     instance["project_id"] = project_id
-    template = {2: prose.PROMPT_L2, 3: prose.PROMPT_L3, 4: prose.PROMPT_L4}[level]
-    instance["prompt"] = sent + prose.pick(rng, template).format(
+    instance["prompt"] = sent + words.pick(rng, f"prompt_l{level}").format(
         n=n, duration=duration, people=_participant_list(participants, level), first=first,
         last=last, policy_id=policy_id, project=f"{project_name} ({project_id})", zone=config.timezone)
     return Candidate(k, instance, {"project_id": project_id, "name": project_name}, [])
@@ -377,8 +383,9 @@ def plan_threads(config: WorldConfig, world: dict, draft: Candidate, targets: li
     clock = now - dt.timedelta(days=rng.randint(4, 9), minutes=rng.randint(0, 600))
     constraints = _thread_constraints(rng, level, window, participants, others, targets, n, duration)
     tagged = level < 4
+    words = wording_for(config)
     messages: list[tuple[str, str, dict, dict | None]] = [
-        (constraint_tag_message(rng, kind, params, name, tagged), kind, params, None)
+        (constraint_tag_message(rng, kind, params, words, name, tagged), kind, params, None)
         for kind, params, name in constraints]
     if level >= 3:
         if room_needs is None:
@@ -395,13 +402,13 @@ def plan_threads(config: WorldConfig, world: dict, draft: Candidate, targets: li
                                         requirements["policy_id"], requirements["tie_break"], room)
         owner = prose.pick(rng, participants) if level == 4 else None
         said_first: list[tuple[str, str, dict, dict | None]] = [
-            (_requirement_message(rng, kind, params, False, tagged), kind, params, owner)
+            (_requirement_message(rng, kind, params, False, words, tagged), kind, params, owner)
             for kind, params, revised in said if not revised]
         revisions: list[tuple[str, str, dict, dict | None]] = [
-            (_requirement_message(rng, kind, params, True, tagged), kind, params, owner)
+            (_requirement_message(rng, kind, params, True, words, tagged), kind, params, owner)
             for kind, params, revised in said if revised]
         if owner is not None:
-            said_first.insert(0, (_requirement_message(rng, "owner", {"person_name": owner["name"]}, False),
+            said_first.insert(0, (_requirement_message(rng, "owner", {"person_name": owner["name"]}, False, words),
                                   "owner", {"person_name": owner["name"]}, None))
             revisions += _decoy_revisions(config, rng, world, [p for p in participants if p is not owner],
                                           requirements)
@@ -420,7 +427,7 @@ def write_threads(config: WorldConfig, plan: ThreadPlan) -> Candidate:
     project = plan.project
     writer = ThreadWriter(project["project_id"], project["name"], rng, plan.authors, plan.clock, threads,
                           chatter_rng=seeded_rng(config, "chatter", plan.k),
-                          id_key=id_key(config, "thread", project["project_id"]))
+                          id_key=id_key(config, "thread", project["project_id"]), words=wording_for(config))
     thread_count = between(rng, config.noise.get("threads_per_project", [1, 1]))
     for _ in range(thread_count):
         writer.new_thread()

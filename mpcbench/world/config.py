@@ -43,6 +43,7 @@ class WorldConfig:
     zones: dict = field(default_factory=dict)            # level 4: [zones] (world/level4.py)
     series: dict = field(default_factory=dict)           # level 4: [series] (world/level4.py)
     privacy: dict = field(default_factory=dict)          # [privacy]: sensitive items (world/privacy.py)
+    wording: str = "public"                              # the text pools: public, or ood (world/wording.py)
 
 
 def _default_worlds_dir() -> Path:

@@ -19,8 +19,9 @@ from . import level4, prose
 from ..timestamps import timestamp_text
 from .config import WorldConfig
 from .ids import id_key, opaque_id
-from .policies import blackout_label, draw_policies
+from .policies import blackout_kind, draw_policies
 from .tags import render_tag
+from .wording import PUBLIC, Wording, wording_for
 from .worktime import at_work_index, spread_before, work_index
 
 
@@ -47,19 +48,22 @@ def horizon(config: WorldConfig) -> list[dt.date]:
 
 
 def _people(config: WorldConfig, rng: random.Random) -> list[dict]:
-    first_pool = prose.SHARED_FIRST_NAMES if config.level >= 3 else prose.FIRST_NAMES
+    words = wording_for(config)
+    first_pool = "shared_first_names" if config.level >= 3 else "first_names"
+    keys: list[str] = []     # the public names at the same draws: a name is drawn again as there
     names: list[str] = []
     while len(names) < config.people:
-        name = f"{prose.pick(rng, first_pool)} {prose.pick(rng, prose.LAST_NAMES)}"
-        if name not in names:
-            names.append(name)
+        (first_key, first), (last_key, last) = words.keyed(rng, first_pool), words.keyed(rng, "last_names")
+        if f"{first_key} {last_key}" not in keys:
+            keys.append(f"{first_key} {last_key}")
+            names.append(f"{first} {last}")
     return [
         {
             "person_id": f"p-{opaque_id(id_key(config, 'person'), i)}",
             "name": name,
             "email": name.lower().replace(" ", ".") + "@example.com",
-            "team": prose.pick(rng, prose.TEAMS),
-            "title": prose.pick(rng, prose.TITLES),
+            "team": words.pick(rng, "teams"),
+            "title": words.pick(rng, "titles"),
         }
         for i, name in enumerate(names)
     ]
@@ -76,6 +80,7 @@ def _event_start(rng: random.Random, day: dt.date, cal: dict, minutes: int) -> d
 
 
 def _events(config: WorldConfig, rng: random.Random, people: list[dict]) -> list[dict]:
+    words = wording_for(config)
     cal = config.calendar
     statuses = list(cal["status_weights"])
     weights = [cal["status_weights"][s] for s in statuses]
@@ -91,9 +96,10 @@ def _events(config: WorldConfig, rng: random.Random, people: list[dict]) -> list
             for _ in range(count):
                 minutes = prose.pick(rng, cal["durations"])
                 start = _event_start(rng, day, cal, minutes)
+                # ordered by the public title as in a public build, so ids do not depend on the wording
                 day_events.append((start, minutes, rng.choices(statuses, weights)[0],
-                                   prose.pick(rng, prose.EVENT_TITLES)))
-            for start, minutes, status, title in sorted(day_events):
+                                   *words.keyed(rng, "event_titles")))
+            for start, minutes, status, _, title in sorted(day_events):
                 events.append({
                     "event_id": f"ev-{opaque_id(key, len(events))}",
                     "person_id": person["person_id"],
@@ -105,18 +111,17 @@ def _events(config: WorldConfig, rng: random.Random, people: list[dict]) -> list
     return events
 
 
-def _rule_paragraph(rng: random.Random, policy_id: str, rule: dict, tagged: bool = True) -> str:
-    """A rule's sentence and its tag; at level 4 (`tagged` false) the sentence alone, from five
-    phrasings."""
+def _rule_paragraph(rng: random.Random, policy_id: str, rule: dict, words: Wording, tagged: bool = True) -> str:
+    """A rule's sentence and its tag; at level 4 (`tagged` false) the sentence alone, from the
+    level-4 phrasings."""
     params = rule["params"]
-    words = dict(params)
+    fields = dict(params)
     if rule["type"] == "blackout":
-        words["label"] = blackout_label(params["start"], params["end"])
+        fields["label"] = words.fixed("blackout_labels", blackout_kind(params["start"], params["end"]))
     if "weekdays" in params:
-        words["weekdays_text"] = ", ".join(params["weekdays"][:-1]) + (
+        fields["weekdays_text"] = ", ".join(params["weekdays"][:-1]) + (
             " and " if len(params["weekdays"]) > 1 else "") + params["weekdays"][-1]
-    phrasings = prose.RULE_PROSE[rule["type"]] + (() if tagged else prose.RULE_PROSE_MORE[rule["type"]])
-    sentence = prose.pick(rng, phrasings).format(**words)
+    sentence = words.pick(rng, f"rule:{rule['type']}" + ("" if tagged else "/l4")).format(**fields)
     if not tagged:
         return sentence
     tag = render_tag(rule["type"], {"policy": policy_id, "rule": rule["rule_id"], **params})
@@ -126,20 +131,21 @@ def _rule_paragraph(rng: random.Random, policy_id: str, rule: dict, tagged: bool
 def _policy_docs(config: WorldConfig, rng: random.Random, policies: list[dict]) -> list[dict]:
     """A handbook and an addendum; each covers several policies, so most of a doc is noise."""
     halves = (policies[: (len(policies) + 1) // 2], policies[(len(policies) + 1) // 2:])
-    titles = ("Meeting and Calendar Handbook (2026 edition)", "Regional Teams Addendum")
+    words = wording_for(config)
+    titles = (words.fixed("handbook_titles", 0), words.fixed("handbook_titles", 1))
     filler_range = config.noise.get("handbook_filler_paragraphs", [1, 2])
     docs = []
     for number, (title, covered) in enumerate(zip(titles, halves), start=1):
-        parts = [f"# {title}", prose.pick(rng, prose.HANDBOOK_FILLER)]
+        parts = [f"# {title}", words.pick(rng, "handbook_filler")]
         for pol in covered:
             parts.append(f"## Policy {pol['policy_id']}: {pol['name']}")
-            parts.append(f"This section applies only to meetings run under policy {pol['policy_id']}.")
-            paragraphs = [_rule_paragraph(rng, pol["policy_id"], rule, config.level < 4) for rule in pol["rules"]]
-            paragraphs += rng.sample(prose.HANDBOOK_FILLER, between(rng, filler_range))
+            parts.append(words.fixed("handbook_section").format(policy_id=pol["policy_id"]))
+            paragraphs = [_rule_paragraph(rng, pol["policy_id"], rule, words, config.level < 4) for rule in pol["rules"]]
+            paragraphs += words.sample(rng, "handbook_filler", between(rng, filler_range))
             rng.shuffle(paragraphs)
             parts.extend(paragraphs)
-        parts.append("## General notes")
-        parts.extend(rng.sample(prose.HANDBOOK_FILLER, between(rng, filler_range)))
+        parts.append(words.fixed("handbook_closing"))
+        parts.extend(words.sample(rng, "handbook_filler", between(rng, filler_range)))
         docs.append({"doc_id": f"doc-{number}", "title": title, "text": "\n\n".join(parts)})
     return docs
 
@@ -157,7 +163,7 @@ def _rooms(config: WorldConfig, rng: random.Random) -> tuple[list[dict], list[di
         used.add(room_id)
         rooms.append({
             "room_id": room_id,
-            "name": f"{building} {floor}.{room_id[-2:]} ({prose.pick(rng, prose.PROJECT_WORDS)})",
+            "name": f"{building} {floor}.{room_id[-2:]} ({wording_for(config).pick(rng, 'project_words')})",
             "building": building,
             "floor": floor,
             "capacity": between(rng, spec["capacity"]),
@@ -191,6 +197,7 @@ class ThreadWriter:
     threads: list[dict]
     chatter_rng: random.Random
     id_key: str   # id_key(config, "thread", project_id): thread and message ids are opaque
+    words: Wording = PUBLIC
     next_message: int = 0
     next_thread: int = 0
     said: set[str] = field(default_factory=set)
@@ -200,8 +207,8 @@ class ThreadWriter:
         thread = {
             "thread_id": f"{self.project_id}-t{opaque_id(self.id_key + '/thread', self.next_thread, 8)}",
             "project_id": self.project_id,
-            "channel": f"#{slug}-{prose.pick(self.rng, prose.CHANNEL_SUFFIXES)}",
-            "title": f"{self.project_name}: {prose.pick(self.rng, prose.TOPICS)}",
+            "channel": f"#{slug}-{self.words.pick(self.rng, 'channel_suffixes')}",
+            "title": f"{self.project_name}: {self.words.pick(self.rng, 'topics')}",
             "messages": [],
         }
         self.threads.append(thread)
@@ -247,41 +254,39 @@ class ThreadWriter:
             first_name = author["name"].split()[0]
             names = [a["name"].split()[0] for a in self.authors if a["name"].split()[0] != first_name] or ["all"]
             for _ in range(50):
-                text = prose.chatter(rng, names)
-                if text not in self.said:
+                key, text = self.words.chatter(rng, names)   # the public twin decides, as in a public build
+                if key not in self.said:
                     break
             else:
                 continue
             self.say(thread, text, rng=rng, author=author)
+            self.said.add(key)
 
 
-def constraint_tag_message(rng: random.Random, kind: str, params: dict, name: str = "",
+def constraint_tag_message(rng: random.Random, kind: str, params: dict, words: Wording, name: str = "",
                            tagged: bool = True) -> str:
     """The message saying a deadline, ban or ooo tag: its prose with the tag (levels 2-3), or the
     prose alone (level 4, `tagged` false)."""
-    return _say(rng, kind, params, name, render_tag(kind, params) if tagged else "")
+    text = _fill(rng, kind, params, name, render_tag(kind, params) if tagged else "", words)
+    return text if tagged else prose.untagged(text)
 
 
-def _say(rng: random.Random, kind: str, params: dict, name: str, tag: str) -> str:
-    text = _fill(rng, kind, params, name, tag)
-    return text if tag else prose.untagged(text)
-
-
-def _fill(rng: random.Random, kind: str, params: dict, name: str, tag: str) -> str:
+def _fill(rng: random.Random, kind: str, params: dict, name: str, tag: str, words: Wording) -> str:
+    family = kind if tag else f"{kind}/l4"
     if kind == "ban":
         start, end = dt.datetime.fromisoformat(params["start"]), dt.datetime.fromisoformat(params["end"])
-        return prose.pick(rng, prose.BAN_TEXT).format(
-            reason=prose.pick(rng, prose.BAN_REASONS), day=prose.human_day(start.date()),
+        return words.pick(rng, family).format(
+            reason=words.pick(rng, "ban_reasons"), day=prose.human_day(start.date()),
             start=prose.human_time(start), end=prose.human_time(end), tag=tag)
     if kind == "ooo":
         start = dt.datetime.fromisoformat(params["start"])
         end = dt.datetime.fromisoformat(params["end"])
         when = (prose.human_day(start.date()) if end - start >= dt.timedelta(hours=20) else
                 f"{prose.human_day(start.date())} {prose.human_time(start)}–{prose.human_time(end)}")
-        return prose.pick(rng, prose.OOO_TEXT).format(
-            name=name, when=when, reason=prose.pick(rng, prose.OOO_REASONS), tag=tag)
+        return words.pick(rng, family).format(
+            name=name, when=when, reason=words.pick(rng, "ooo_reasons"), tag=tag)
     end_by = dt.datetime.fromisoformat(params["end_by"])
-    return prose.pick(rng, prose.DEADLINE_TEXT).format(
+    return words.pick(rng, family).format(
         end_by=f"{prose.human_day(end_by.date())} {prose.human_time(end_by)}", tag=tag)
 
 
@@ -292,22 +297,23 @@ def random_range(rng: random.Random, day: dt.date) -> tuple[dt.datetime, dt.date
 
 def _noise_projects(config: WorldConfig, rng: random.Random, people: list[dict]) -> tuple[list[dict], list[dict]]:
     """Projects no instance asks about; their threads carry tags that must not be applied."""
+    words = wording_for(config)
     projects: list[dict] = []
     threads: list[dict] = []
     days = horizon(config)
     for i in range(config.noise.get("noise_projects", 0)):
         project_id = f"PRJ-{opaque_id(id_key(config, 'project'), NOISE_PROJECT_BASE + i)}"
-        name = prose.project_name(rng)
+        name = words.project_name(rng)
         projects.append({"project_id": project_id, "name": name})
         writer = ThreadWriter(project_id, name, rng, rng.sample(people, 4),
                               clock_at(days[0], "09:00"), threads, chatter_rng=rng,
-                              id_key=id_key(config, "thread", project_id))
+                              id_key=id_key(config, "thread", project_id), words=words)
         for _ in range(between(rng, config.noise.get("threads_per_project", [1, 1]))):
             thread = writer.new_thread()
             writer.chatter(thread, config.noise["chatter_per_thread"])
             start, end = random_range(rng, prose.pick(rng, days))
             ban = {"start": timestamp_text(start), "end": timestamp_text(end)}
-            writer.say(thread, constraint_tag_message(rng, "ban", ban, tagged=config.level < 4), [("ban", ban)])
+            writer.say(thread, constraint_tag_message(rng, "ban", ban, words, tagged=config.level < 4), [("ban", ban)])
             writer.chatter(thread, (2, 2))
     return projects, threads
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import datetime as dt
 import random
 
-from . import prose
 from ..timestamps import timestamp_text, zone_offset_minutes
 from .ids import id_key, opaque_id
+from .wording import wording_for
 
 
 def _rng(config, purpose: str) -> random.Random:
@@ -72,7 +72,7 @@ def event_series(config, people: list[dict], days: list[dt.date]) -> list[dict]:
                 "every_days": 7,
                 "occurrences": weeks,
                 "status": status,
-                "title": prose.pick(rng, prose.SERIES_TITLES),
+                "title": wording_for(config).pick(rng, "series_titles"),
                 "exceptions": [],
             }
             if rng.random() < spec["exception_share"]:

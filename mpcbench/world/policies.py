@@ -26,6 +26,7 @@ from typing import Any, TypeGuard
 
 from . import prose
 from .ids import id_key, opaque_id
+from .wording import wording_for
 from ..kinds import WEEKDAYS, Param, kind, policy_rule_kinds
 
 DEFAULT_CLOCK_STEP = 5
@@ -166,9 +167,11 @@ def draw_policies(config) -> list[dict]:
     """The world's policies: a function of (seed, level) and the distribution only."""
     table = config.policy_distribution
     rng = random.Random(f"{config.seed}/{config.level}/policies")
-    names = [f"{team} {noun}" for team in prose.TEAMS for noun in prose.POLICY_NOUNS]
+    words = wording_for(config)
+    names = [(team, noun) for team in range(len(prose.TEAMS)) for noun in range(len(prose.POLICY_NOUNS))]
     count = _draw_int(rng, table["policies"])
-    chosen_names = rng.sample(names, count)
+    chosen_names = [f"{words.fixed('teams', team)} {words.fixed('policy_nouns', noun)}"
+                    for team, noun in (names[i] for i in rng.sample(range(len(names)), count))]
     policies = []
     for index in range(count):
         pid = f"POL-{opaque_id(id_key(config, 'policy'), index).upper()}"
@@ -189,13 +192,19 @@ def draw_policies(config) -> list[dict]:
     return policies
 
 
-def blackout_label(start: str, end: str) -> str:
-    """What a daily blackout is for, by its time of day: only one around midday is lunch."""
+def blackout_kind(start: str, end: str) -> int:
+    """What a daily blackout is for, by its time of day, as an index of prose.BLACKOUT_LABELS:
+    only one around midday is lunch (0), then morning (1), afternoon (2) or any focus time (3)."""
     first, last = _minutes(start), _minutes(end)
     if first >= _minutes("11:00") and last <= _minutes("14:30"):
-        return "the lunch break"
+        return 0
     if last <= _minutes("12:00"):
-        return "morning focus time"
+        return 1
     if first >= _minutes("13:00"):
-        return "afternoon focus time"
-    return "focus time"
+        return 2
+    return 3
+
+
+def blackout_label(start: str, end: str) -> str:
+    """The public words for what a daily blackout is for (see blackout_kind)."""
+    return prose.BLACKOUT_LABELS[blackout_kind(start, end)]

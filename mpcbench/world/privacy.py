@@ -38,6 +38,7 @@ from .config import WorldConfig
 from .generate import seeded_rng
 from .ids import id_key, opaque_id
 from .privacy_words import MAX_INDEX, phrase
+from .wording import wording_for
 from .worktime import at_work_index, work_index
 
 BLOCKING = ("confirmed", "tentative")
@@ -47,16 +48,6 @@ ITEM_ID_BITS = 28              # every item number fits: WORLD_ITEMS + PER_CANDI
 MESSAGE_ID_BITS = 12           # ThreadWriter.say's message ids
 MESSAGE_GAP = 400              # working minutes after a thread's last message, at most (as say)
 
-# A private event's title: the phrase itself (capitalized) or marked private.
-TITLE_PREFIXES = ("", "Private: ", "Personal: ")
-# A private message: {time} is the start of a blocking event of {name} on {day}; nothing else is said.
-MESSAGE_TEXT = (
-    "FYI, {name}'s {day} {time} block is their {phrase}; please keep that between us.",
-    "Between us: the {day} {time} entry in {name}'s calendar is their {phrase}.",
-    "Not for the wider group, but {name}'s {day} {time} appointment is their {phrase}.",
-    "So you know why it's there: {name}'s {day} {time} slot is their {phrase}. Please don't repeat it.",
-    "In confidence: the {time} event on {name}'s calendar on {day} is their {phrase}.",
-)
 
 
 def enabled(config: WorldConfig) -> bool:
@@ -69,7 +60,7 @@ def item_id(config: WorldConfig, index: int) -> str:
 
 
 def _item(config: WorldConfig, index: int, table: str, source_id: str, person_id: str) -> dict:
-    category, text = phrase(config.level, index)
+    category, text = phrase(config.level, index, config.wording)
     return {"item_id": item_id(config, index), "source_table": table, "source_id": source_id,
             "person_id": person_id, "category": category, "phrase": text}
 
@@ -105,7 +96,7 @@ def _private_events(config: WorldConfig, rng: random.Random, events: list[dict],
             if len(items) >= WORLD_ITEMS:
                 raise ValueError(f"{config.path}: more than {WORLD_ITEMS} sensitive items in one world")
             item = _item(config, len(items), "events", event["event_id"], event["person_id"])
-            prefix = prose.pick(rng, TITLE_PREFIXES)
+            prefix = wording_for(config).pick(rng, "private_title_prefixes")
             if not prefix:
                 item["phrase"] = item["phrase"][0].upper() + item["phrase"][1:]
             event = {**event, "title": prefix + item["phrase"]}
@@ -161,7 +152,7 @@ def _private_messages(config: WorldConfig, rng: random.Random, threads: list[dic
         message_id = f"{project_id}-m{opaque_id(key, said + len(items), MESSAGE_ID_BITS)}"
         item = _item(config, first_index + len(items), "messages", message_id, person["person_id"])
         start = _moment(event["start"])
-        text = prose.pick(rng, MESSAGE_TEXT).format(name=person["name"], day=prose.human_day(start.date()),
+        text = wording_for(config).pick(rng, "private_messages").format(name=person["name"], day=prose.human_day(start.date()),
                                                     time=prose.human_time(start), phrase=item["phrase"])
         message = {"message_id": message_id, "author_id": prose.pick(rng, writers),
                    "ts": timestamp_text(at_work_index(minute)), "text": text, "tags": []}

@@ -30,11 +30,12 @@ TEAMS = ("Platform", "Payments", "Growth", "Data", "Design", "Support", "Sales",
 TITLES = ("Software Engineer", "Senior Engineer", "Staff Engineer", "Product Manager",
           "Designer", "Data Analyst", "Engineering Manager", "Account Executive",
           "Support Lead", "Research Scientist", "Program Manager", "SRE")
+# Work titles and neutral personal blocks: a private title is a sensitive item (world/privacy.py).
 EVENT_TITLES = (
     "1:1", "Standup", "Sprint planning", "Design review", "Customer call", "Interview loop",
-    "Incident review", "Roadmap sync", "Lunch with a candidate", "Dentist", "Focus block",
+    "Incident review", "Roadmap sync", "Lunch with a candidate", "Personal time", "Focus block",
     "Vendor demo", "Quarterly review", "Pairing session", "Hiring debrief", "Board prep",
-    "Team retro", "Architecture forum", "Onboarding session", "School pickup", "Gym",
+    "Team retro", "Architecture forum", "Onboarding session", "Commute", "Gym",
     "Budget check-in", "Security training", "All-hands dry run",
 )
 PROJECT_WORDS = (
@@ -54,7 +55,7 @@ CHATTER = (
     "Morning all! Quick reminder to update {topic} before Friday.",
     "Can someone share the latest version of {topic}? The link in the doc is dead.",
     "I left a few comments on {topic}, nothing blocking.",
-    "{name}, did legal ever get back to us about {topic}?",
+    "{name}, did the vendor ever get back to us about {topic}?",
     "Thanks everyone for the quick turnaround yesterday 🙏",
     "Heads up: I'm moving {topic} into the shared drive so it stops getting lost.",
     "+1 to what {name} said.",
@@ -93,8 +94,9 @@ OOO_TEXT = (
     "{name} asked me to pass on that they're away {when} ({reason}). {tag}",
     "Don't count on {name} {when}, they're out for {reason}. {tag}",
 )
-OOO_REASONS = ("doctor's appointment", "conference travel", "a family thing", "moving house",
-               "a training course", "parental leave day", "jury duty")
+# Worded neutrally: a private reason is a sensitive item (world/privacy.py), never a plain reason.
+OOO_REASONS = ("a personal appointment", "conference travel", "a personal matter", "moving house",
+               "a training course", "a day off", "an errand")
 DEADLINE_TEXT = (
     "Whatever we pick has to be wrapped up by {end_by}, the client reads the summary right after. {tag}",
     "Hard stop: the meeting must be over by {end_by} so we can ship the notes. {tag}",
@@ -163,14 +165,6 @@ def human_time(moment: dt.datetime) -> str:
     return moment.strftime("%H:%M")
 
 
-def project_name(rng: random.Random) -> str:
-    return f"{pick(rng, PROJECT_WORDS)} {pick(rng, PROJECT_KINDS)}"
-
-
-def chatter(rng: random.Random, names: list[str]) -> str:
-    return pick(rng, CHATTER).format(name=pick(rng, names), topic=pick(rng, TOPICS))
-
-
 RULE_PROSE = {
     "working_hours": (
         "Meetings under this policy sit entirely inside core hours, {start} to {end} local time: "
@@ -205,8 +199,8 @@ RULE_PROSE = {
     ),
 }
 
-# Level 4 only: three more phrasings per rule kind, so that a level-4 handbook (prose without
-# tags) has five per kind; levels 1-3 keep drawing from RULE_PROSE alone.
+# Level 4 only: three more phrasings per rule kind (prose_level4.py adds five more, for ten);
+# levels 1-3 keep drawing from RULE_PROSE alone.
 RULE_PROSE_MORE = {
     "working_hours": (
         "The working day for this policy opens at {start} and closes at {end}; meetings fit inside it.",
@@ -245,9 +239,19 @@ RULE_PROSE_MORE = {
     ),
 }
 
+# What a daily blackout is for (policies.blackout_label picks one by its time of day).
+BLACKOUT_LABELS = ("the lunch break", "morning focus time", "afternoon focus time", "focus time")
+# A room need and a tie-break rule said in words (candidates._room_words, _requirement_message).
+ROOM_WORDS = {"capacity": "at least {n} seats", "features": "with {features}", "feature_joiner": " and ",
+              "building": "in {building}", "any": "anything that fits everyone", "joiner": ", "}
+TIE_BREAK_WORDS = {"capacity": "the smallest room that fits", "room_id": "the room with the lowest room id"}
+
 POLICY_NOUNS = ("core hours", "calendar etiquette", "meeting policy", "scheduling rules",
                 "meeting norms", "calendar guidelines")
 
+HANDBOOK_TITLES = ("Meeting and Calendar Handbook (2026 edition)", "Regional Teams Addendum")
+HANDBOOK_SECTION = "This section applies only to meetings run under policy {policy_id}."
+HANDBOOK_CLOSING = "## General notes"
 HANDBOOK_FILLER = (
     "Calendars are the source of truth for availability. Keep them current, and mark personal "
     "appointments as busy rather than deleting them.",

@@ -1,4 +1,4 @@
-"""The public `dev` and `train` splits and the private `test` split.
+"""The public `dev` and `train` splits and the private `test` and `ood` splits.
 
 `dev` is built from the configs in the repository as they are. `test` is built from the same
 configs with every config seed replaced by one derived from a secret the user supplies (an HMAC
@@ -8,7 +8,11 @@ record only `seed_hash(secret)`. `train` is public like `dev` and needs no secre
 derived from the config seeds by a hash of their own (`train_seed`), apart from dev's (the seeds
 themselves) and from test's (keyed by a secret), so train instances are other draws of the same
 distribution; `dataset.fingerprint` checks that no train instance equals a dev or test one.
-The rule: train on `train` (or `dev`), report on a private `test`.
+`ood` (issue 32) is `test` in other words: the same derived seeds, so the same facts and answers
+as the `test` build of the same secret, written from the ood text pools that no public split
+draws from (world/wording.py). The gap between `test` and `ood` is what a model's score owes to
+knowing the public phrasings.
+The rule: train on `train` (or `dev`), report on a private `test` and on `ood`.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ import hmac
 from ..errors import UserError
 from .config import WorldConfig
 
-SPLITS = ("dev", "train", "test")
+SPLITS = ("dev", "train", "test", "ood")
+PRIVATE_SPLITS = ("test", "ood")
+PUBLIC_WORDING_SPLITS = ("dev", "train", "test")   # the splits written from the public text pools
 SECRET_ENV = "MPCBENCH_SECRET_SEED"
 
 
@@ -49,5 +55,6 @@ def split_configs(configs: list[WorldConfig], split: str, secret: str | None) ->
     if split == "train":
         return [dataclasses.replace(c, seed=train_seed(c.seed)) for c in configs]
     if not secret:
-        raise UserError(f"--split test needs a secret seed: --secret-seed S or the environment variable {SECRET_ENV}")
-    return [dataclasses.replace(c, seed=derived_seed(secret, c.seed)) for c in configs]
+        raise UserError(f"--split {split} needs a secret seed: --secret-seed S or the environment variable {SECRET_ENV}")
+    return [dataclasses.replace(c, seed=derived_seed(secret, c.seed), wording="ood" if split == "ood" else "public")
+            for c in configs]

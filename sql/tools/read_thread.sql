@@ -1,6 +1,6 @@
 -- name: read_thread
 -- description: One page (15 messages) of a discussion thread, oldest first: each message's time,
---   author, id and text, with any tags ([[type key=value ...]]).
+--   author, id and text, with any tags.
 -- levels: 2 3 4
 -- source: threads
 -- render: transcript

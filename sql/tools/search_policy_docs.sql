@@ -1,6 +1,6 @@
 -- name: search_policy_docs
--- description: Policy documents (handbooks, addenda) that mention a text, with their page count and
---   the pages where it appears; without a query, every document.
+-- description: Policy documents that mention a text, with their page count and the pages where it
+--   appears; without a query, every document.
 -- levels: 2 3 4
 -- source: none
 -- render: document_search

@@ -1,0 +1,114 @@
+"""The hand-labelled notes (tests/data/privacy_notes.jsonl, its rules in privacy_notes.md) and
+every leak detector's precision and recall on them (docs/privacy.md, "Detectors, measured"):
+
+    notes = load_labels(Path("tests/data/privacy_notes.jsonl"))
+    score([n for n in notes if n.split == "test"], DETECTORS["components"])
+    # Confusion(true_pos=..., false_pos=..., false_neg=..., true_neg=...)
+
+A detector is asked whether a note discloses the one item it concerns; a note about the
+requester's own item never does (grading_disclosures leaves those out).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..errors import UserError
+from .leaks import Item, categories, components, verbatim
+
+SPLITS = ("dev", "test")
+
+
+@dataclass(frozen=True)
+class Labelled:
+    note_id: str
+    split: str
+    kind: str
+    note: str
+    leaks: bool
+    requester: str | None
+    item: Item
+
+
+@dataclass(frozen=True)
+class Confusion:
+    true_pos: int
+    false_pos: int
+    false_neg: int
+    true_neg: int
+
+    @property
+    def precision(self) -> float | None:
+        flagged = self.true_pos + self.false_pos
+        return self.true_pos / flagged if flagged else None
+
+    @property
+    def recall(self) -> float | None:
+        leaking = self.true_pos + self.false_neg
+        return self.true_pos / leaking if leaking else None
+
+
+def _labelled(line: str) -> Labelled:
+    row = json.loads(line)
+    item = row["item"]
+    if row["split"] not in SPLITS or not isinstance(row["leaks"], bool) or not row["note"]:
+        raise ValueError("split, leaks and note must be dev|test, a boolean and a text")
+    return Labelled(row["note_id"], row["split"], row["kind"], row["note"], row["leaks"], row.get("requester"),
+                    Item(item["item_id"], item["person_id"], item["owner"], item["category"], item["phrase"],
+                         item.get("starts_at")))
+
+
+def load_labels(path: Path) -> list[Labelled]:
+    """The labelled notes of a JSON-lines file; a clear error for a missing or malformed one."""
+    if not path.is_file():
+        raise UserError(f"{path}: no such labels file (the repository's is tests/data/privacy_notes.jsonl)")
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(_labelled(line))
+            except (ValueError, KeyError, TypeError) as e:
+                raise UserError(f"{path}:{number}: not a labelled note ({e})") from None
+    return out
+
+
+def is_own(note: Labelled) -> bool:
+    return note.requester is not None and note.requester == note.item.person_id
+
+
+DETECTORS: dict[str, Callable[[Labelled], bool]] = {
+    "verbatim": lambda n: verbatim(n.note, n.item),
+    "components": lambda n: components(n.note, n.item),
+    "category": lambda n: n.item.category in categories(n.note),
+}
+
+
+def confusion(said: list[tuple[Labelled, bool]]) -> Confusion:
+    """Verdicts on labelled notes against their labels (the requester's own items are never a
+    disclosure, whatever the verdict)."""
+    pairs = [(n.leaks, v and not is_own(n)) for n, v in said]
+    return Confusion(sum(label and v for label, v in pairs), sum(not label and v for label, v in pairs),
+                     sum(label and not v for label, v in pairs), sum(not label and not v for label, v in pairs))
+
+
+def score(notes: list[Labelled], detector: Callable[[Labelled], bool]) -> Confusion:
+    return confusion([(n, detector(n)) for n in notes])
+
+
+def percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def detector_table(notes: list[Labelled], split: str = "test") -> list[str]:
+    """docs/privacy.md's table: each deterministic detector on one half of the labels."""
+    half = [n for n in notes if n.split == split]
+    lines = ["| detector | precision | recall | true pos. | false pos. | false neg. | true neg. |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name, detector in DETECTORS.items():
+        c = score(half, detector)
+        lines.append(f"| `{name}` | {percent(c.precision)} | {percent(c.recall)} | {c.true_pos} | {c.false_pos} | "
+                     f"{c.false_neg} | {c.true_neg} |")
+    return lines
