@@ -363,24 +363,55 @@ def test_cli_eval_resume_and_rescore(db_path, tmp_path):
     assert bad.exit_code == 1 and "--model" in bad.output
 
 
-def test_an_agent_that_crashes_breaks_only_its_episode(db_path, tmp_path, monkeypatch):
-    """A crash of our own code (here the scripted solver) is a harness error of that episode alone
-    (tests/test_harness_errors.py checks the exit status and the report)."""
+def crashed_run(db_path, out: Path, monkeypatch):
+    """A scripted run of level 1 whose solver crashes on L1-0002: a harness error there."""
     from mpcbench.agents import offline   # the scripted agent's module, where it calls the solver
 
     original = offline.plan
 
     def flaky(env, hidden=None):
         if env.instance_id == "L1-0002":
-            raise RuntimeError("boom")
+            raise RuntimeError("boom: the solver")
         return original(env, hidden)
 
-    monkeypatch.setattr(offline, "plan", flaky)
-    run = run_eval(EvalConfig(agent="scripted", db=str(db_path), levels=(1,), out=str(tmp_path / "crash")))
+    with monkeypatch.context() as patch:
+        patch.setattr(offline, "plan", flaky)
+        return run_eval(EvalConfig(agent="scripted", db=str(db_path), levels=(1,), out=str(out)))
+
+
+def test_an_agent_that_crashes_breaks_only_its_episode(db_path, tmp_path, monkeypatch):
+    """A crash of our own code (here the scripted solver) is a harness error of that episode alone
+    (tests/test_harness_errors.py checks the exit status and the report)."""
+    run = crashed_run(db_path, tmp_path / "crash", monkeypatch)
     rows = by_instance(run.run_dir)
     assert rows["L1-0002"]["error_kind"] == "harness_error" and "boom" in rows["L1-0002"]["error"]
     assert run.harness_errors == 1 and run.infrastructure_errors == 0
     assert all(rows[i]["exact_match"] for i in ("L1-0001", "L1-0003", "L1-0004"))
+
+
+def test_a_replay_raises_a_recorded_error_again_from_the_records_fields(db_path, tmp_path, monkeypatch):
+    """The replay takes a recorded error's kind and message from the record (`error_kind`,
+    `end_detail`), and from its text only in a journal written before the message was kept."""
+    source = crashed_run(db_path, tmp_path / "crash", monkeypatch).run_dir
+    journal = source / "journal.jsonl"
+    records = [json.loads(line) for line in journal.read_text().splitlines()]
+    crashed = next(r for r in records if r["error"])
+    assert (crashed["error_kind"], crashed["end_detail"]) == ("harness_error", "RuntimeError: boom: the solver")
+
+    def replayed(name: str) -> dict:
+        result = run_eval(EvalConfig(agent="replay", replay_from=str(source), db=str(db_path),
+                                     out=str(tmp_path / name)))
+        return by_instance(result.run_dir)["L1-0002"]
+
+    row = replayed("replay")
+    assert (row["error"], row["error_kind"]) == ("harness_error: RuntimeError: boom: the solver", "harness_error")
+    # the fields, not the text: a record whose text says otherwise is raised as its fields say
+    journal.write_text("".join(json.dumps({**r, "error_kind": "rate_limit", "end_detail": "HTTP 429"}
+                                          if r["error"] else r) + "\n" for r in records))
+    assert replayed("fields")["error"] == "rate_limit: HTTP 429"
+    # a journal from before end_detail kept the message: the text after the kind
+    journal.write_text("".join(json.dumps({**r, "end_detail": None}) + "\n" for r in records))
+    assert replayed("old")["error"] == "harness_error: RuntimeError: boom: the solver"
 
 
 # --- live endpoints (opt-in: pytest -m live) --------------------------------------------------

@@ -100,12 +100,14 @@ def test_schema_is_a_valid_openai_function(name):
     assert spec["type"] == "function" and spec["function"]["name"] == name
     schema = spec["function"]["parameters"]
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert schema["type"] == "object" and schema["additionalProperties"] is False
-    assert set(schema["required"]) <= set(schema["properties"])
+    assert schema["type"] == "object" and set(schema.get("required", ())) <= set(schema["properties"])
+    # sent on every request, so nothing the properties say already: the check still refuses any
+    # other argument (test_bad_arguments_give_a_short_actionable_error)
+    assert "additionalProperties" not in schema and schema.get("required") != []
     for param in schema["properties"].values():
         assert param["description"] and param["type"] in ("string", "integer", "number", "boolean")
-        if param["type"] == "string":
-            assert "maxLength" in param or "pattern" in param
+        if param["type"] == "string":   # bounded: a date's format is asserted (test_bad_dates)
+            assert "maxLength" in param or "pattern" in param or param.get("format") == "date"
 
 
 @pytest.mark.parametrize("name", sorted(all_tools()))
@@ -136,6 +138,7 @@ HEADER = "-- name: {name}\n-- description: A test tool.\n-- levels: 3\n-- source
     ("-- param: person_id (string, required)\n", "select $person_id, $world_id", "no description"),
     ("-- param: limit (integer, default=5) Rows.\n", "select $limit, $world_id", "limit and cursor"),
     ("-- exists: people.person_id\n-- not_found: x\n", "select $world_id", "exists"),
+    ("-- param: day (string, required, format=time) The day.\n", "select $day, $world_id", "the one format is date"),
 ])
 def test_a_header_that_disagrees_with_its_query_is_refused(tmp_path, extra, sql, complaint):
     path = _write(tmp_path, "get_thing", HEADER.format(name="get_thing") + extra + sql)

@@ -19,6 +19,7 @@ import asyncio
 
 from ..episode.answers import SUBMIT_TOOL_NAME, answer_arguments
 from ..episode.engine import Reply, View
+from ..episode.record import error_kind, error_message
 from ..errors import InfrastructureError, ModelLimitError
 from ..model_limits import CAUSES as MODEL_LIMITS
 
@@ -34,9 +35,8 @@ class TrajectoryReplay:
 
     async def reply(self, view: View) -> Reply:
         rec = self.record
-        if view.turn == 1 and rec.get("error"):
-            kind, _, message = str(rec["error"]).partition(": ")
-            raise InfrastructureError(kind, message)
+        if view.turn == 1 and (kind := error_kind(rec)):
+            raise InfrastructureError(kind, error_message(rec) or "")
         calls = [c for c in rec.get("tool_calls") or []
                  # calls made from code are made again by their cell (the `python` call)
                  if c["tool"] != SUBMIT_TOOL_NAME and c.get("via", "native") == "native"

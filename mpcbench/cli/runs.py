@@ -21,7 +21,6 @@ from ..model_limits import CAUSES as MODEL_LIMITS
 from ..report.load import parse_prices
 from ..report.render import make_report
 from ..report.trajectories import WHICH
-from ..warehouse import db
 from .common import console, err, fail, parse_levels
 
 
@@ -110,63 +109,84 @@ def print_dry_run(plan: DryRun) -> None:
         err.print(f"note: {warning}", markup=False, highlight=False, soft_wrap=True)
 
 
-# The eval options that set a field of EvalConfig under another name.
-CONFIG_FIELDS = {"instance": "instance_ids", "timeout": "timeout_s", "replay_from": "replay_from", "db_path": "db",
-                 "max_cost": "max_cost_usd", "code_timeout": "code_timeout_s"}
-NOT_CONFIG = {"ablation", "ablation_code", "resume", "retry_errors", "overwrite", "out", "dry_run", "like"}
+# eval's options: each EvalConfig field's is named after it (its option: `config.option_name`) and
+# takes its default; these are the command's own.
+DEFAULT = EvalConfig()
+NOT_CONFIG = {"ablation", "ablation_code", "resume", "retry_errors", "overwrite", "dry_run", "like"}
+
+
+def config_of(params: dict) -> EvalConfig:
+    """The EvalConfig of eval's options (`ctx.params`)."""
+    values = {name: value for name, value in params.items() if name not in NOT_CONFIG}
+    paths = {name: None if values[name] is None else str(values[name])
+             for name in ("db", "out", "replay_from", "prices")}
+    return EvalConfig(**{**values, **paths, "levels": parse_levels(values["levels"]),
+                         "instance_ids": tuple(values["instance_ids"] or ()),
+                         "train_db": tuple(map(str, values["train_db"] or ()))})
 
 
 def given_options(ctx: typer.Context) -> frozenset[str]:
     """The EvalConfig fields the user set on the command line (not left at their defaults)."""
-    return frozenset(CONFIG_FIELDS.get(name, name) for name in ctx.params if name not in NOT_CONFIG
+    return frozenset(name for name in ctx.params if name not in NOT_CONFIG
                      and (source := ctx.get_parameter_source(name)) is not None and source.name == "COMMANDLINE")
 
 
 def eval_command(
     ctx: typer.Context,
-    agent: Annotated[str, typer.Option(help=f"The agent: {', '.join(AGENTS)}.")] = "scripted",
-    model: Annotated[str | None, typer.Option(help="The model name (--agent openai).")] = None,
+    agent: Annotated[str, typer.Option(help=f"The agent: {', '.join(AGENTS)}.")] = DEFAULT.agent,
+    model: Annotated[str | None, typer.Option(help="The model name (--agent openai).")] = DEFAULT.model,
     base_url: Annotated[str | None, typer.Option(help="An OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
-                                                      "(default: the SDK's, or $OPENAI_BASE_URL).")] = None,
+                                                      "(default: the SDK's, or $OPENAI_BASE_URL).")] = DEFAULT.base_url,
     api_key_env: Annotated[str, typer.Option(help="The environment variable that holds the key (unset, with "
                                                   "--base-url or $OPENAI_BASE_URL: a placeholder key, for a "
-                                                  "server without auth).")] = "OPENAI_API_KEY",
-    levels: Annotated[str, typer.Option(help="Levels to run, e.g. 1,2,3.")] = "1,2,3,4",
-    instances: Annotated[int | None, typer.Option(min=1, help="The first N instances of each level (default: all).")] = None,
-    instance: Annotated[list[str] | None, typer.Option(help="Run this instance (repeatable).")] = None,
+                                                  "server without auth).")] = DEFAULT.api_key_env,
+    levels: Annotated[str, typer.Option(help="Levels to run, e.g. 1,2,3.")] = ",".join(map(str, DEFAULT.levels)),
+    instances: Annotated[int | None, typer.Option(
+        min=1, help="The first N instances of each level (default: all).")] = DEFAULT.instances,
+    instance_ids: Annotated[list[str] | None, typer.Option(
+        "--instance", help="Run this instance (repeatable).")] = None,
     shard: Annotated[str | None, typer.Option(help="i/n: only the instances at places i, i+n, i+2n ... of the "
                                                    "plan (a deterministic split); join the shards' runs with "
-                                                   "mpcbench merge.")] = None,
-    trials: Annotated[int, typer.Option(min=1, help="Episodes per instance (trial t sends seed + t - 1).")] = 1,
-    concurrency: Annotated[int, typer.Option(min=1, help="Episodes at a time.")] = 8,
-    temperature: Annotated[float | None, typer.Option(help="Sampling temperature (sent as given).")] = 0.0,
-    seed: Annotated[int | None, typer.Option(help="Seed sent to the model (and the random agent).")] = 0,
-    max_steps: Annotated[int, typer.Option(min=1, help="Model calls per episode.")] = 30,
-    timeout: Annotated[float, typer.Option(min=0.01, help="Seconds per model call before it is retried.")] = 60.0,
-    max_retries: Annotated[int, typer.Option(min=0, help="Retries per model call (429, 5xx, timeouts, bad bodies).")] = 5,
-    tool_choice: Annotated[str, typer.Option(help="auto | required | none (small models need required).")] = "auto",
+                                                   "mpcbench merge.")] = DEFAULT.shard,
+    trials: Annotated[int, typer.Option(
+        min=1, help="Episodes per instance (trial t sends seed + t - 1).")] = DEFAULT.trials,
+    concurrency: Annotated[int, typer.Option(min=1, help="Episodes at a time.")] = DEFAULT.concurrency,
+    temperature: Annotated[float | None, typer.Option(
+        help="Sampling temperature (sent as given).")] = DEFAULT.temperature,
+    seed: Annotated[int | None, typer.Option(help="Seed sent to the model (and the random agent).")] = DEFAULT.seed,
+    max_steps: Annotated[int, typer.Option(min=1, help="Model calls per episode.")] = DEFAULT.max_steps,
+    timeout_s: Annotated[float, typer.Option(
+        "--timeout", min=0.01, help="Seconds per model call before it is retried.")] = DEFAULT.timeout_s,
+    max_retries: Annotated[int, typer.Option(
+        min=0, help="Retries per model call (429, 5xx, timeouts, bad bodies).")] = DEFAULT.max_retries,
+    tool_choice: Annotated[str, typer.Option(
+        help="auto | required | none (small models need required).")] = DEFAULT.tool_choice,
     parallel_tool_calls: Annotated[bool | None, typer.Option(
-        "--parallel-tool-calls/--no-parallel-tool-calls", help="Send parallel_tool_calls (default: not sent).")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="max_tokens per reply (default: not sent).")] = None,
+        "--parallel-tool-calls/--no-parallel-tool-calls",
+        help="Send parallel_tool_calls (default: not sent).")] = DEFAULT.parallel_tool_calls,
+    max_tokens: Annotated[int | None, typer.Option(
+        help="max_tokens per reply (default: not sent).")] = DEFAULT.max_tokens,
     mode: Annotated[str, typer.Option(help="tools: the level's tools; context: no tools, every source in the "
                                            "prompt; code: one python tool, the data tools as functions inside "
-                                           "a sandbox.")] = "tools",
+                                           "a sandbox.")] = DEFAULT.mode,
     protocol: Annotated[str, typer.Option(help="native (function calling) | mint (MINT's <execute>/<solution> "
                                                "text protocol, no tools field; implies --mode code unless "
-                                               "--mode context).")] = "native",
-    code_timeout: Annotated[float, typer.Option(help="Code mode: wall seconds per cell before the worker is "
-                                                     "killed and restarted.")] = 30.0,
+                                               "--mode context).")] = DEFAULT.protocol,
+    code_timeout_s: Annotated[float, typer.Option(
+        "--code-timeout", help="Code mode: wall seconds per cell before the worker is killed and "
+                               "restarted.")] = DEFAULT.code_timeout_s,
     privacy_instructions: Annotated[str, typer.Option(help="on: the system prompt states the privacy norm (tell "
                                                            "the participants only what scheduling needs) | off: "
-                                                           "it is silent.")] = "off",
+                                                           "it is silent.")] = DEFAULT.privacy_instructions,
     max_turns: Annotated[int, typer.Option(min=1, help="Answers per episode: after a wrong one, feedback and "
-                                                       "another turn (needs --feedback).")] = 1,
+                                                       "another turn (needs --feedback).")] = DEFAULT.max_turns,
     feedback: Annotated[str, typer.Option(help="none | binary | rule (from the violation views) | llm "
-                                               "(--feedback-model rewrites the rule facts).")] = "none",
-    feedback_detail: Annotated[str, typer.Option(help="count (how many are wrong) | which (which ones) | why "
-                                                      "(which constraint and source each breaks).")] = "why",
+                                               "(--feedback-model rewrites the rule facts).")] = DEFAULT.feedback,
+    feedback_detail: Annotated[str, typer.Option(
+        help="count (how many are wrong) | which (which ones) | why (which constraint and source each "
+             "breaks).")] = DEFAULT.feedback_detail,
     feedback_model: Annotated[str | None, typer.Option(help="The model that writes llm feedback (same "
-                                                            "endpoint).")] = None,
+                                                            "endpoint).")] = DEFAULT.feedback_model,
     ablation: Annotated[bool, typer.Option(help="Run the four MINT configurations (baseline, tools only, "
                                                 "feedback only, full) into one directory.")] = False,
     ablation_code: Annotated[bool, typer.Option(help="With --ablation: add the code axis (code only, code with "
@@ -176,8 +196,9 @@ def eval_command(
                                                              "from (a train split; repeatable; docs/ood.md).")] = None,
     prices: Annotated[Path | None, typer.Option(help="A TOML price table ([models.\"NAME\"] input/output, US$ per "
                                                      "million tokens) extending the shipped one.")] = None,
-    max_cost: Annotated[float | None, typer.Option(help="Stop starting episodes before the run would cost more "
-                                                        "than this many US$ (resumable).")] = None,
+    max_cost_usd: Annotated[float | None, typer.Option(
+        "--max-cost", help="Stop starting episodes before the run would cost more than this many US$ "
+                           "(resumable).")] = DEFAULT.max_cost_usd,
     out: Annotated[Path | None, typer.Option(help="The run directory (default build/runs/<run_id>).")] = None,
     resume: Annotated[bool, typer.Option(help="Finish the run in --out: run only its missing episodes.")] = False,
     retry_errors: Annotated[bool, typer.Option(help="With --resume: run again the episodes that ended in an "
@@ -187,7 +208,7 @@ def eval_command(
                                                "and an estimate of tokens and cost; send nothing.")] = False,
     like: Annotated[Path | None, typer.Option(help="With --dry-run: take steps and tokens per episode from this "
                                                    "earlier run (default: every episode spends --max-steps).")] = None,
-    db_path: Annotated[Path, typer.Option("--db", help="The DuckDB file to read.")] = db.DEFAULT_DB,
+    db: Annotated[Path, typer.Option("--db", help="The DuckDB file to read.")] = Path(DEFAULT.db),
 ) -> None:
     """Run an agent on the benchmark's instances and write runs/candidates/tool_calls Parquet tables.
 
@@ -197,18 +218,7 @@ def eval_command(
         fail("--resume needs --out RUN_DIR", 2)
     if ablation_code and not ablation:
         fail("--ablation-code goes with --ablation", 2)
-    config = EvalConfig(agent=agent, db=str(db_path), levels=parse_levels(levels), instances=instances,
-                        instance_ids=tuple(instance or ()), shard=shard, trials=trials, concurrency=concurrency,
-                        out=str(out) if out else None, model=model, base_url=base_url, api_key_env=api_key_env,
-                        temperature=temperature, seed=seed, max_steps=max_steps, timeout_s=timeout,
-                        max_retries=max_retries, tool_choice=tool_choice, parallel_tool_calls=parallel_tool_calls,
-                        max_tokens=max_tokens, replay_from=str(replay_from) if replay_from else None,
-                        train_db=tuple(map(str, train_db or ())),
-                        mode=mode, protocol=protocol, code_timeout_s=code_timeout, max_turns=max_turns,
-                        privacy_instructions=privacy_instructions,
-                        feedback=feedback, feedback_detail=feedback_detail,
-                        feedback_model=feedback_model, prices=str(prices) if prices else None,
-                        max_cost_usd=max_cost)
+    config = config_of(ctx.params)
     if like is not None and not dry_run:
         fail("--like goes with --dry-run", 2)
     if dry_run:

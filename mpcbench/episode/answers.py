@@ -99,8 +99,8 @@ def submit_schema(level: int, n: int | None = None) -> dict:
             "required": ["candidates"], "additionalProperties": False}
 
 
-NOTE_SCHEMA = {"type": "string", "description": "A short note to send to the participants with the proposed "
-                                                "times (optional; it never changes the answer's score)."}
+NOTE_SCHEMA = {"type": "string", "description": "A short note to the participants that proposes the times "
+                                                "(optional; it never changes the score)."}
 
 
 def answer_arguments(level: int, candidates: Iterable[tuple[str | None, str | None]]) -> dict:
@@ -115,8 +115,7 @@ def submit_tool(level: int, n: int | None = None) -> dict:
     what = "start time and room_id" if level >= 3 else "start time"
     return {"type": "function", "function": {
         "name": SUBMIT_TOOL_NAME,
-        "description": f"Submit the final answer: the candidate meetings, each with its {what}. "
-                       f"Times are {_START_FORMAT}.",
+        "description": f"Submit the final answer: the candidate meetings, each with its {what}.",
         "parameters": submit_schema(level, n)}}
 
 

@@ -1,6 +1,6 @@
-"""Checking a tool call's arguments: its JSON Schema first, then what a schema cannot say (real
-dates, ranges of at most MAX_RANGE_DAYS). A problem is a `ToolError` with a short sentence the
-agent can act on.
+"""Checking a tool call's arguments: its JSON Schema first (no argument besides those it lists;
+`format: date` asserted as YYYY-MM-DD), then what a schema cannot say (real dates, ranges of at
+most MAX_RANGE_DAYS). A problem is a `ToolError` with a short sentence the agent can act on.
 """
 
 from __future__ import annotations
@@ -13,12 +13,22 @@ from typing import Any
 import jsonschema
 
 from .render import plural
-from .toolfiles import MAX_RANGE_DAYS, Tool, ToolError
+from .toolfiles import DATE_PATTERN, MAX_RANGE_DAYS, Tool, ToolError
+
+
+_FORMATS = jsonschema.FormatChecker(formats=())
+
+
+@_FORMATS.checks("date")
+def _is_date(value: object) -> bool:
+    """The shape YYYY-MM-DD (a real date is checked after the schema); other types are the
+    `type` keyword's to judge."""
+    return not isinstance(value, str) or DATE_PATTERN.search(value) is not None
 
 
 @cache
 def _validator(schema_text: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(json.loads(schema_text))
+    return jsonschema.Draft202012Validator(json.loads(schema_text), format_checker=_FORMATS)
 
 
 def short_value(value, limit: int = 40) -> str:
@@ -36,7 +46,6 @@ def _a(word: str) -> str:
 
 def _describe(tool: Tool, error: jsonschema.ValidationError) -> str:
     name = ".".join(str(p) for p in error.absolute_path)
-    schema = error.schema if isinstance(error.schema, dict) else {}
     value: Any = error.instance               # the JSON value that failed
     expected: Any = error.validator_value     # the failed keyword's value in the schema
     if error.validator == "required":
@@ -49,7 +58,7 @@ def _describe(tool: Tool, error: jsonschema.ValidationError) -> str:
     if error.validator == "type":
         got = _JSON_TYPES.get(type(value), type(value).__name__)
         return f"{name} must be {_a(expected)}, not {_a(got)} ({short_value(value)})"
-    if error.validator == "pattern" and schema.get("format") == "date":
+    if error.validator == "format" and expected == "date":
         return f"{name} must be a date YYYY-MM-DD, not {short_value(value)}"
     if error.validator == "maxLength":
         return f"{name} is too long ({len(value)} characters; at most {expected})"
@@ -77,7 +86,8 @@ def check_arguments(tool: Tool, arguments: str | dict | None) -> dict:
         raise ToolError("the arguments must be a JSON object of named arguments")
     optional = {p.name for p in tool.params if not p.required}
     arguments = {k: v for k, v in arguments.items() if not (v is None and k in optional)}
-    errors = list(_validator(json.dumps(tool.parameters, sort_keys=True)).iter_errors(arguments))
+    schema = {**tool.parameters, "additionalProperties": False}   # a tool takes only the arguments it lists
+    errors = list(_validator(json.dumps(schema, sort_keys=True)).iter_errors(arguments))
     if errors:
         messages = sorted(dict.fromkeys(_describe(tool, e) for e in errors))
         more = f" (and {len(messages) - 3} more)" if len(messages) > 3 else ""

@@ -70,6 +70,6 @@ class AgentOutput:
     error: str | None = None             # why the episode ended unscored: "rate_limit: ...", "harness_error: ..."
     error_kind: str | None = None        # its kind: `harness_error`, an endpoint's (`rate_limit`, `feedback_timeout`)
     end: EndReason | None = None         # None while the episode goes on
-    end_detail: str | None = None        # a model's limit: what the server said ("HTTP 400: ... context ...")
+    end_detail: str | None = None        # an error's message; a model's limit: what the server said ("HTTP 400: ...")
     invalid_actions: int = 0             # MINT protocol: replies with neither <execute> nor <solution>
     transcript: list[dict] = field(default_factory=list)   # chat messages, for replay and reports

@@ -56,18 +56,16 @@ _REQUIREMENTS = """
   when the tie-break rule is capacity, the smallest capacity and then the lowest room_id. A
   start with no fitting free room is invalid."""
 
-_LEVEL4 = """
-- Time zones: every time the {shown} show and every answer is in the organiser's time zone (the
-  request names it). Each participant works in their own home zone: {hours} gives it
-  and their working hours on their own clock; convert the meeting to their clock to check it.
-- Recurring events: {series} gives each weekly series once (first occurrence, the
-  days between occurrences, how many) with its exceptions, a cancelled or moved occurrence; the
-  occurrences are not listed one by one, and they block like other events ({events} has the
-  single events).
-- Authority: the project's owner (the threads say who) decides the requirements. Only the
-  owner's messages set or change participants, duration, number of options, policy, room needs
-  and tie-break (the owner's latest message wins); a change proposed by anyone else does not
-  count. Anyone's ban, deadline or absence applies."""
+_LEVEL4 = (
+    "- Time zones: the {shown}' times and your answer are in the organiser's zone (the request names it); "
+    "{hours} gives each participant's home zone and hours: convert the meeting to their clock to check "
+    "them.",
+    "- Recurring events: {series} gives each weekly series once (first occurrence, days between "
+    "occurrences, how many, and the cancelled or moved ones); every occurrence blocks like an event "
+    "({events} has only the single events).",
+    "- Authority: only the project's owner (the threads say who) sets or changes those requirements, so "
+    "the owner's latest message on one wins; a change anyone else proposes does not count. Anyone's ban, "
+    "deadline or absence applies.")
 # level 4's sources by name: a tool where the agent can call one, else what the request shows
 _LEVEL4_SOURCES = {"tools": {"shown": "tools", "hours": "get_working_hours", "series": "list_recurring_events",
                              "events": "list_events"},
@@ -118,7 +116,8 @@ def system_prompt(level: int, *, mode: str = "tools", protocol: str = "native", 
     how it answers (`protocol`); with `privacy`, the privacy norm too."""
     reads = _READS["mint-code" if (protocol, mode) == ("mint", "code") else mode]
     example = '{"start": "2026-03-02T09:30", "room_id": "..."}' if level >= 3 else '{"start": "2026-03-02T09:30"}'
-    level4 = _LEVEL4.format(**_LEVEL4_SOURCES["context" if mode == "context" else "tools"])
+    names = _LEVEL4_SOURCES["context" if mode == "context" else "tools"]
+    level4 = "".join(_bullet(bullet.format(**names)) for bullet in _LEVEL4)
     return (_INTRO.format(reads=reads, answers=_ANSWERS[protocol])
             + _source_rules("calendar", level) + _source_rules("policy", level)
             + (_source_rules("threads", level) if level >= 2 else "") + (_REQUIREMENTS if level >= 3 else "")

@@ -1,10 +1,11 @@
 """An episode's journal record: one JSON line with everything needed to score the episode
 again or to replay it (`episode_record`), its answers turn by turn (`turn_answer`), and how an
-error in it is read (`error_kind`, `is_harness_error`).
+error in it is read (`error_kind`, `error_message`, `is_harness_error`).
 
     record["end"]          # why it ended: an `EndReason` value (`answered`, `step_budget`, ...)
     record["error"]        # None, or "<kind>: <message>" when it ended unscored
     record["error_kind"]   # that <kind>: `harness_error`, or an endpoint's (`rate_limit`, ...)
+    record["end_detail"]   # that <message>; or what the server said of a model's limit
 """
 
 from __future__ import annotations
@@ -30,6 +31,16 @@ def error_kind(record: Mapping[str, Any]) -> str | None:
     return record.get("error_kind") or str(record["error"]).split(":", 1)[0]
 
 
+def error_message(record: Mapping[str, Any]) -> str | None:
+    """The message of a record's error, without its kind; None without an error. A journal
+    written before errors kept their message in `end_detail` gives the error's text after the kind."""
+    if not record.get("error"):
+        return None
+    if record.get("end_detail") is not None:
+        return record["end_detail"]
+    return str(record["error"]).partition(": ")[2]
+
+
 def is_harness_error(record: Mapping[str, Any]) -> bool:
     return error_kind(record) == HARNESS_ERROR
 
@@ -52,10 +63,11 @@ def failed_record(error: BaseException, *, instance_id: str, trial: int, level: 
 
 
 def end_output(out: AgentOutput, reason: EndReason, kind: str | None = None, message: str | None = None) -> None:
-    """Mark the output as ended for `reason`; an error's `kind` and `message` make its `error`."""
+    """Mark the output as ended for `reason`; an error's `kind` and `message` make its `error`
+    (and are kept apart, as `error_kind` and `end_detail`)."""
     out.end = reason
     if kind is not None:
-        out.error, out.error_kind = f"{kind}: {message}", kind
+        out.error, out.error_kind, out.end_detail = f"{kind}: {message}", kind, message
 
 
 def final_raw(output: AgentOutput, level: int) -> str | None:

@@ -22,8 +22,8 @@ from them, so the description, the arguments and the query cannot drift apart:
     -- param: person_id (string, required, maxLength=40) The person's id, e.g. p-3fa9c2.
 
 A param's parentheses hold its JSON type, then `required` and `key=value` schema keywords
-(`format=date` adds a YYYY-MM-DD pattern; values are read as JSON where they parse). Strings
-get maxLength 200 unless the header says otherwise. The query binds each parameter as `$name`,
+(values are read as JSON where they parse; `format=date` is asserted as YYYY-MM-DD, see
+`episode.arguments`). Strings get maxLength 200 unless the header says otherwise or are dates. The query binds each parameter as `$name`,
 plus what the environment binds itself: `$world_id`, `$now` and `$page_size`.
 
 Paging: a tool with `limit` and `cursor` params pages by offset (the query ends with
@@ -60,7 +60,7 @@ TOOL_SOURCES = (*SOURCES, "directory", "none")
 PAGING_PARAMS = frozenset({"limit", "cursor", "page"})
 DEFAULT_MAX_LENGTH = 200
 MAX_RANGE_DAYS = 31
-DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")   # what `format=date` asserts
 _ENTRY = re.compile(rf"^--\s?({'|'.join(HEADER_KEYS)}):\s*(.*)$")
 _CONTINUATION = re.compile(r"^--\s{2,}(\S.*)$")
 _PARAM = re.compile(r"^([a-z_][a-z0-9_]*)\s*\(([^)]*)\)\s*(.*)$")
@@ -110,11 +110,12 @@ class Tool:
 
     @property
     def parameters(self) -> dict:
-        """The JSON Schema of the arguments (OpenAI function-parameters format)."""
-        return {"type": "object",
-                "properties": {p.name: p.schema for p in self.params},
-                "required": [p.name for p in self.params if p.required],
-                "additionalProperties": False}
+        """The JSON Schema of the arguments as a model is sent it (OpenAI function-parameters
+        format), with nothing the properties already say: no empty `required`, and no
+        `additionalProperties: false`, which `episode.arguments` adds when it checks a call."""
+        required = [p.name for p in self.params if p.required]
+        return {"type": "object", "properties": {p.name: p.schema for p in self.params},
+                **({"required": required} if required else {})}
 
     @property
     def spec(self) -> ToolSpec:
@@ -175,9 +176,9 @@ def parse_param(text: str, where: str) -> Param:
         if not sep:
             raise ToolDefinitionError(f"{where}: param {name}: {part!r} is neither `required` nor key=value")
         schema[key.strip()] = _schema_value(value.strip())
-    if schema.get("format") == "date":
-        schema["pattern"] = DATE_PATTERN
-    if schema["type"] == "string" and "pattern" not in schema:
+    if schema.get("format", "date") != "date":
+        raise ToolDefinitionError(f"{where}: param {name}: the one format is date, not {schema['format']!r}")
+    if schema["type"] == "string" and "pattern" not in schema and "format" not in schema:
         schema.setdefault("maxLength", DEFAULT_MAX_LENGTH)
     if required and "default" in schema:
         raise ToolDefinitionError(f"{where}: param {name} is required and has a default")

@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..agents.openai_agent import TOOL_CHOICES
+from ..agents.openai_agent import TOOL_CHOICES, AgentOptions
 from ..agents import OFFLINE_AGENTS
 from ..episode.codecs import CODECS
 from ..episode.modes import MODES
@@ -38,11 +38,13 @@ RUN_FILES = (RUN_JSON, JOURNAL, CACHE, FEEDBACK_CACHE, "reference_calls.json", "
 
 # Options a resume may change: how the run talks to the endpoint, not what it measures.
 RESUME_MAY_CHANGE = ("out", "concurrency", "base_url", "timeout_s", "max_retries", "max_cost_usd", "prices")
-OPTION_NAMES = {"instance_ids": "--instance", "timeout_s": "--timeout", "replay_from": "--from", "db": "--db",
-                "max_cost_usd": "--max-cost"}
+# The fields whose `mpcbench eval` option is not named after them (the rest: --field-name).
+OPTION_NAMES = {"instance_ids": "--instance", "timeout_s": "--timeout", "code_timeout_s": "--code-timeout",
+                "replay_from": "--from", "max_cost_usd": "--max-cost"}
 
 
 def option_name(field: str) -> str:
+    """The `mpcbench eval` option that sets an EvalConfig field."""
     return OPTION_NAMES.get(field, "--" + field.replace("_", "-"))
 
 
@@ -70,7 +72,10 @@ PRIVACY_INSTRUCTIONS = ("off", "on")
 
 @dataclass
 class EvalConfig:
-    """Everything that defines a run (saved in run.json, so a resume needs only the directory)."""
+    """Everything that defines a run (saved in run.json, so a resume needs only the directory).
+    Each field but the backoff's is an option of `mpcbench eval` (`option_name`), whose help
+    text says what it means and whose default is the field's; the sampling options' defaults are
+    the openai agent's (`AgentOptions`)."""
     agent: str = "scripted"
     db: str = str(db.DEFAULT_DB)
     levels: tuple[int, ...] = LEVELS
@@ -93,16 +98,16 @@ class EvalConfig:
     model: str | None = None
     base_url: str | None = None             # only its host goes to run.json
     api_key_env: str = "OPENAI_API_KEY"     # the variable's name, never its value
-    temperature: float | None = 0.0
-    seed: int | None = 0                    # trial t sends seed + t - 1
+    temperature: float | None = AgentOptions.temperature
+    seed: int | None = AgentOptions.seed    # trial t sends seed + t - 1
     max_steps: int = 30
     timeout_s: float = 60.0
     max_retries: int = 5
     backoff_base_s: float = 1.0
     backoff_max_s: float = 30.0
-    tool_choice: str = "auto"
-    parallel_tool_calls: bool | None = None
-    max_tokens: int | None = None
+    tool_choice: str = AgentOptions.tool_choice
+    parallel_tool_calls: bool | None = AgentOptions.parallel_tool_calls
+    max_tokens: int | None = AgentOptions.max_tokens
     # replay
     replay_from: str | None = None
     # the memoriser: the (train) builds it learns its phrasings from

@@ -70,10 +70,12 @@ def chat_client(config: EvalConfig, model: str, cache_path: Path, *, replay_only
 
 
 def agent_options(config: EvalConfig, trial: int) -> AgentOptions:
-    """The sampling options of a trial's requests (trial t sends seed + t - 1)."""
-    seed = None if config.seed is None else config.seed + trial - 1
-    return AgentOptions(temperature=config.temperature, seed=seed, tool_choice=config.tool_choice,
-                        parallel_tool_calls=config.parallel_tool_calls, max_tokens=config.max_tokens)
+    """The sampling options of a trial's requests, the config's fields of the same names (trial t
+    sends seed + t - 1)."""
+    values = {f.name: getattr(config, f.name) for f in dataclasses.fields(AgentOptions)}
+    if config.seed is not None:
+        values["seed"] = config.seed + trial - 1
+    return AgentOptions(**values)
 
 
 def _openai_plan(config: EvalConfig, cache_path: Path, *, replay_only: bool = False, agent: str = "openai",

@@ -1,16 +1,17 @@
 """The first request of an episode, and the prompt budget.
 
     request = first_request(con, "L4-0001", mode="code", protocol="mint")
-    system_chars(request)      # 10,656: the system message, MINT's worked example included
+    system_chars(request)      # 9,603: the system message, MINT's worked example included
     schema_chars(request)      # the tool schemas of the native protocol (compact JSON)
     request_chars(request)     # the whole request as the endpoint reads it
 
-A model's **scaffolding** is what it is given besides the task. Its system message (instructions,
-the scheduling rules, MINT's tool functions and worked example) is at most `PROMPT_BUDGET`
-characters at every level, mode and protocol, so that a small model's context has room for the
-task and the episode; the task's own data (all of it, in context mode, by design) is not
-scaffolding. The native protocol's tool schemas are counted beside it. docs/mint.md holds
-`scaffolding_table`, and tests/test_prompt_budget.py checks the two are equal and the budget kept.
+A model's **scaffolding** is what it is given besides the task: its system message (instructions,
+the scheduling rules, MINT's tool functions and worked example) and, in the native protocol, the
+tool schemas sent beside it. Together they are at most `PROMPT_BUDGET` characters at every level,
+mode and protocol, with the privacy norm stated or not, so that a small model's context has room
+for the task and the episode; the task's own data (all of it, in context mode, by design) is not
+scaffolding. docs/mint.md holds `scaffolding_table`, and tests/test_prompt_budget.py checks the
+two are equal and the budget kept.
 """
 
 from __future__ import annotations
@@ -62,10 +63,10 @@ def request_chars(request: dict, model: str = "") -> int:
     return len(compact({"model": model, **request}))
 
 
-def scaffolding_table(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, str, int, int]]:
+def scaffolding_table(con: duckdb.DuckDBPyConnection, *, privacy: bool = False) -> list[tuple[int, str, str, int, int]]:
     """(level, mode, protocol, system message characters, tool schema characters) of every
     combination a run can have, on each level's first instance (the same for every instance of a
-    level)."""
+    level); `privacy`: with the privacy norm stated (--privacy-instructions on)."""
     rows = []
     for level in LEVELS:
         found = con.execute("select instance_id from instances where level = $level order by position limit 1",
@@ -76,6 +77,6 @@ def scaffolding_table(con: duckdb.DuckDBPyConnection) -> list[tuple[int, str, st
             for protocol in PROTOCOLS:
                 if (mode, protocol) == ("tools", "mint"):
                     continue  # a run of it runs code: --protocol mint implies --mode code
-                request = first_request(con, found[0], mode=mode, protocol=protocol)
+                request = first_request(con, found[0], mode=mode, protocol=protocol, privacy=privacy)
                 rows.append((level, mode, protocol, system_chars(request), schema_chars(request)))
     return rows

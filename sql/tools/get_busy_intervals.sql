@@ -1,7 +1,7 @@
 -- name: get_busy_intervals
--- description: When one person is busy: one interval per calendar event that blocks their time
---   (confirmed or tentative; cancelled events are left out) and overlaps the date range, earliest
---   first. Intervals are half-open [start, end), local time YYYY-MM-DDTHH:MM.
+-- description: When one person is busy: the [start, end) of each calendar event that blocks their
+--   time (confirmed or tentative; cancelled events are left out) and overlaps the date range,
+--   earliest first.
 -- (Level 1 only: from level 2 on, list_events gives every event with its status, and applying
 -- the status rule is the agent's job.)
 -- levels: 1
@@ -11,9 +11,9 @@
 -- exists: people.person_id
 -- not_found: No person has person_id {person_id}.
 -- param: person_id (string, required, maxLength=40) The person's id, e.g. p-3fa9c2.
--- param: start_date (string, format=date, required) First day of the range, YYYY-MM-DD.
+-- param: start_date (string, format=date, required) First day of the range.
 -- param: end_date (string, format=date, required) Last day of the range (included),
---   YYYY-MM-DD; at most 31 days after start_date.
+--   at most 31 days after start_date.
 select
     starts_at as "start",
     ends_at as "end",

@@ -1,6 +1,5 @@
 -- name: get_current_time
--- description: The current local date and time (the moment this request is made) and the
---   organization's timezone. Every time in every tool is local wall-clock time, YYYY-MM-DDTHH:MM.
+-- description: The current local date and time, its weekday and the organization's time zone.
 -- levels: 1 2 3 4
 -- source: none
 -- render: json

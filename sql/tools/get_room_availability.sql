@@ -1,6 +1,6 @@
 -- name: get_room_availability
--- description: The bookings of one room that overlap the date range, earliest first: the room
---   is taken during each [start, end) and free at every other time.
+-- description: One room's bookings [start, end) that overlap the date range, earliest first; the
+--   room is free at every other time.
 -- levels: 3 4
 -- source: rooms
 -- render: json
@@ -8,9 +8,9 @@
 -- exists: rooms.room_id
 -- not_found: No room has room_id {room_id}; list_rooms shows them.
 -- param: room_id (string, required, maxLength=40) The room's id, e.g. N-204.
--- param: start_date (string, format=date, required) First day of the range, YYYY-MM-DD.
+-- param: start_date (string, format=date, required) First day of the range.
 -- param: end_date (string, format=date, required) Last day of the range (included),
---   YYYY-MM-DD; at most 31 days after start_date.
+--   at most 31 days after start_date.
 select
     starts_at as "start",
     ends_at as "end",

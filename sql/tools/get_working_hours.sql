@@ -1,6 +1,6 @@
 -- name: get_working_hours
--- description: One person's home time zone and working hours there (HH:MM on their own wall
---   clock, every day). The meeting grid is in the organiser's zone; convert before comparing.
+-- description: One person's name, home time zone and working hours (HH:MM on their own clock, every
+--   day).
 -- levels: 4
 -- source: calendar
 -- render: json

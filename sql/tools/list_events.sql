@@ -1,7 +1,6 @@
 -- name: list_events
--- description: Every calendar event of one person that overlaps the date range, with its
---   title and status (confirmed, tentative or cancelled), earliest first. Intervals are
---   half-open [start, end), local time YYYY-MM-DDTHH:MM. Pages with limit and cursor.
+-- description: One person's calendar events that overlap the date range, earliest first: id, title,
+--   [start, end) and status (confirmed, tentative or cancelled).
 -- levels: 2 3 4
 -- source: calendar
 -- render: json
@@ -9,12 +8,11 @@
 -- exists: people.person_id
 -- not_found: No person has person_id {person_id}.
 -- param: person_id (string, required, maxLength=40) The person's id, e.g. p-3fa9c2.
--- param: start_date (string, format=date, required) First day of the range, YYYY-MM-DD.
+-- param: start_date (string, format=date, required) First day of the range.
 -- param: end_date (string, format=date, required) Last day of the range (included),
---   YYYY-MM-DD; at most 31 days after start_date.
+--   at most 31 days after start_date.
 -- param: limit (integer, default=20, minimum=1, maximum=50) Events per page.
--- param: cursor (integer, default=0, minimum=0, maximum=100000) Where to continue: the
---   next_cursor of the previous page.
+-- param: cursor (integer, default=0, minimum=0, maximum=100000) The previous page's next_cursor.
 select
     event_id,
     title,

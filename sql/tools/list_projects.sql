@@ -1,5 +1,5 @@
 -- name: list_projects
--- description: Projects with discussion threads, in a stable order. Pages with limit and cursor.
+-- description: The projects that have discussion threads: id and name.
 -- levels: 2 3 4
 -- source: none
 -- render: json
@@ -7,8 +7,7 @@
 -- param: query (string, maxLength=200) Only projects whose name or id contains this text
 --   (case-insensitive).
 -- param: limit (integer, default=20, minimum=1, maximum=50) Projects per page.
--- param: cursor (integer, default=0, minimum=0, maximum=100000) Where to continue: the
---   next_cursor of the previous page.
+-- param: cursor (integer, default=0, minimum=0, maximum=100000) The previous page's next_cursor.
 select
     project_id,
     name,

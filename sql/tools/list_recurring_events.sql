@@ -1,9 +1,8 @@
 -- name: list_recurring_events
--- description: The recurring events (weekly series) of one person, as series, not expanded:
---   each has its first occurrence [start, end), every_days between occurrences, how many
---   occurrences there are and its status, and its exceptions: an occurrence (named by its
---   original_start) that is cancelled, or moved to [start, end). Occurrence k starts
---   k * every_days days after the first. Local time YYYY-MM-DDTHH:MM of the organiser's zone.
+-- description: One person's recurring events as weekly series, not expanded: first occurrence
+--   [start, end), every_days between occurrences, number of occurrences, status and exceptions
+--   (an occurrence, by its original_start, cancelled or moved to a new [start, end)). Occurrence
+--   k starts k * every_days days after the first.
 -- levels: 4
 -- source: calendar
 -- render: json

@@ -1,6 +1,5 @@
 -- name: list_rooms
--- description: Meeting rooms as a table: id, name, building, floor, capacity (seats) and
---   features. Every filter is optional.
+-- description: Meeting rooms as a table: id, name, building, floor, capacity (seats) and features.
 -- levels: 3 4
 -- source: rooms
 -- render: markdown

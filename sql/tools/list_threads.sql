@@ -1,6 +1,5 @@
 -- name: list_threads
--- description: The discussion threads of one project: id, channel and title. Read one with
---   read_thread.
+-- description: One project's discussion threads: id, channel and title.
 -- levels: 2 3 4
 -- source: none
 -- render: json
@@ -9,8 +8,7 @@
 -- not_found: No project has project_id {project_id}; list_projects shows them.
 -- param: project_id (string, required, maxLength=40) The project's id, e.g. PRJ-27b2f0.
 -- param: limit (integer, default=20, minimum=1, maximum=50) Threads per page.
--- param: cursor (integer, default=0, minimum=0, maximum=100000) Where to continue: the
---   next_cursor of the previous page.
+-- param: cursor (integer, default=0, minimum=0, maximum=100000) The previous page's next_cursor.
 select
     thread_id,
     channel,

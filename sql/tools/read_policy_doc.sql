@@ -1,6 +1,5 @@
 -- name: read_policy_doc
--- description: One page of a policy document: its text, paragraph by paragraph, with the
---   machine-readable tags it contains ([[type key=value ...]]). Pages hold 10 paragraphs.
+-- description: One page (10 paragraphs) of a policy document: its text, with any tags.
 -- levels: 2 3 4
 -- source: policy
 -- render: document

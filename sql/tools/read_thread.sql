@@ -1,7 +1,6 @@
 -- name: read_thread
--- description: One page of a discussion thread as a chat transcript, oldest message first:
---   time, author, message id and the text with any machine-readable tags
---   ([[type key=value ...]]). Pages hold 15 messages.
+-- description: One page (15 messages) of a discussion thread, oldest first: each message's time,
+--   author, id and text, with any tags.
 -- levels: 2 3 4
 -- source: threads
 -- render: transcript

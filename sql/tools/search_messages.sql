@@ -1,7 +1,6 @@
 -- name: search_messages
--- description: Find chat messages that contain a text (case-insensitive), in every project's
---   threads or in one project's, newest first. Each match gives its message id, thread id,
---   time, author id and text.
+-- description: The chat messages that contain a text (case-insensitive), newest first: message id,
+--   thread id, time, author id and text.
 -- levels: 2 3 4
 -- source: threads
 -- render: json
@@ -9,8 +8,7 @@
 -- param: query (string, required, minLength=2, maxLength=200) Text to look for.
 -- param: project_id (string, maxLength=40) Only the threads of this project, e.g. PRJ-27b2f0.
 -- param: limit (integer, default=20, minimum=1, maximum=50) Matches per page.
--- param: cursor (integer, default=0, minimum=0, maximum=100000) Where to continue: the
---   next_cursor of the previous page.
+-- param: cursor (integer, default=0, minimum=0, maximum=100000) The previous page's next_cursor.
 select
     m.message_id,
     m.thread_id,

@@ -1,16 +1,14 @@
 -- name: search_people
--- description: Search the people directory by name or email: matches names with a word that
---   starts with the query (case-insensitive; "ana" finds Ana Lima and Ana Chen, "ana li" finds
---   Ana Lima) and emails that start with it. Several people may share a first name. Returns
---   ids, names, emails, teams and titles.
+-- description: People whose name has a word starting with the query or whose email starts with it
+--   (case-insensitive; "ana li" finds Ana Lima; first names can repeat): id, name, email, team and
+--   title.
 -- levels: 3 4
 -- source: directory
 -- render: json
 -- items: people
 -- param: query (string, required, minLength=1, maxLength=200) A name, part of a name or an email.
 -- param: limit (integer, default=20, minimum=1, maximum=50) People per page.
--- param: cursor (integer, default=0, minimum=0, maximum=100000) Where to continue: the
---   next_cursor of the previous page.
+-- param: cursor (integer, default=0, minimum=0, maximum=100000) The previous page's next_cursor.
 select
     person_id,
     name,

@@ -1,12 +1,12 @@
 -- name: search_policy_docs
--- description: Find policy documents (handbooks, addenda) that mention a text, and the pages
---   where it appears (read them with read_policy_doc). Without a query, lists every document.
+-- description: Policy documents that mention a text, with their page count and the pages where it
+--   appears; without a query, every document.
 -- levels: 2 3 4
 -- source: none
 -- render: document_search
 -- page_size: 10
--- param: query (string, maxLength=200) Text to look for, case-insensitive: a word, a phrase or
---   an id such as a policy id.
+-- param: query (string, maxLength=200) Text to look for (case-insensitive), e.g. a phrase or a
+--   policy id.
 select
     doc_id,
     title,
