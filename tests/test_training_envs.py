@@ -186,6 +186,10 @@ def test_weights_and_the_read_only_warehouse(pool):
     assert reward_of(metrics, {"f1": 0.5, "exact_match": 0.5}) == 0.25
     with pytest.raises(ValueError, match="no metric"):
         reward_of(metrics, {"f2": 1.0})
+    # a figure the level does not measure (level 1 shows no title) adds nothing: the reward stays a number
+    level1 = {"f1": 1.0, "exact_match": 1.0, "sensitive_shown_beyond_need": math.nan}
+    assert reward_of(level1, {"f1": 1.0, "sensitive_shown_beyond_need": -0.5}) == 1.0
+    assert reward_of({**level1, "sensitive_shown_beyond_need": 2.0}, {"f1": 1.0, "sensitive_shown_beyond_need": -0.5}) == 0.0
     # the policy's calls only read: the warehouse under the labels cannot be written
     with pytest.raises(Exception, match="read-only|read only"):
         pool.con.cursor().execute("delete from events")

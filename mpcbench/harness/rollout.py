@@ -142,12 +142,14 @@ class Rollout:
 
 
 def reward_of(metrics: dict[str, float], weights: dict[str, float] | None = None) -> float:
-    """sum(weights[m] * metrics[m]); unknown metric names are a ValueError."""
+    """sum(weights[m] * metrics[m]); unknown metric names are a ValueError. A figure the level does
+    not measure (NaN: level 1's sensitive_shown_beyond_need, where no tool shows a title) adds
+    nothing, so a reward is always a number a trainer can use."""
     weights = REWARD_WEIGHTS if weights is None else weights
     unknown = sorted(set(weights) - set(metrics))
     if unknown:
         raise ValueError(f"no metric {', '.join(unknown)} to weigh; the metrics are {', '.join(sorted(metrics))}")
-    return float(sum(w * metrics[m] for m, w in weights.items()))
+    return float(sum(w * metrics[m] for m, w in weights.items() if not math.isnan(metrics[m])))
 
 
 class RolloutPool:
