@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/leaks.py                          # build/mpcbench.duckdb (mpcbench build)
     .venv/bin/python bench/leaks.py --db PATH --notes 200 --repeats 5
+    .venv/bin/python bench/leaks.py --smoke --db PATH            # seconds, for CI: 5 notes, 1 repeat
 
 Grading checks every final note against every sensitive item of its instance's world. This times
 that check for the largest world of a build, over notes that name times, a participant and no
@@ -32,7 +33,10 @@ def main() -> None:
     parser.add_argument("--db", default="build/mpcbench.duckdb")
     parser.add_argument("--notes", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--smoke", action="store_true", help="5 notes, 1 repeat: only shows the script works")
     args = parser.parse_args()
+    if args.smoke:
+        args.notes, args.repeats = 5, 1
     con = duckdb.connect(args.db, read_only=True)
     items = [Item(*row) for row in con.execute(ITEMS).fetchall()]
     notes = [f"Proposed times: Mon 2 March 09:{k % 60:02d} and Tue 3 March 14:00. Ana is busy at 10:00, so not then."
