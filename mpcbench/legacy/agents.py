@@ -24,7 +24,7 @@ import re
 from .archive import prompt_config
 from .backend import ToolBackend, find_tool
 from .models import OFFLINE_PREFIX, Endpoint
-from .project import InfrastructureError, UserError
+from .project import InfrastructureError, ModelLimitError, UserError
 from .validate import parse_reply
 
 OFFLINE_AGENTS = ("scripted", "bad")
@@ -74,6 +74,8 @@ async def tool_loop(model: str, task: dict, backend: ToolBackend, endpoint: Endp
             result = await client.complete({"messages": messages, "tools": tools, **endpoint.sampling()})
         except InfrastructureError as e:
             out.error = f"{e.kind}: {e.message}"
+            return out
+        except ModelLimitError:   # the model's own limit: it ends with what it answered, scored
             return out
         out.steps += 1
         out.prompt_tokens += result.usage.get("prompt_tokens", 0)

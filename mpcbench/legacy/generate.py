@@ -28,7 +28,7 @@ from .archive import load_scenario, model_config, prompt_config, recorded_cache
 from .layout import SOURCES, STEPS, Layout, replace_dir
 from .mock import source, world_state
 from .models import Endpoint
-from .project import InfrastructureError, UserError
+from .project import InfrastructureError, ModelLimitError, UserError
 from .validate import parse_reply, problems, schema
 
 PROVIDERS = ("openai", "replay", "mock")
@@ -95,6 +95,9 @@ async def _step(scenario_id: str, step: str, payload: dict, endpoint: Endpoint, 
     for attempt in range(1, attempts + 1):
         try:
             result = await client.complete({"messages": messages, **endpoint.sampling()})
+        except ModelLimitError as e:
+            raise GenerationError(f"scenario {scenario_id}, source {step}: the model refused on attempt {attempt}: "
+                                  f"{e.cause}: {e.message}") from None
         except InfrastructureError as e:
             hint = (" (the recording holds no reply to this request: the scenario or the prompts changed since "
                     "it was recorded)") if e.kind == "replay_miss" else ""

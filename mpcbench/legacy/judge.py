@@ -10,8 +10,8 @@ answer requirements, every recorded tool call with its full result, the final an
 rationale. A model judge's reply must be one JSON object valid against
 `judge_reply_schema.json` (both axes, integer scores 0-5, non-empty justifications); any other
 reply is sent back with the problem and its JSON path, up to `attempts` times, after which the
-result is recorded as a `judge_failure` (an endpoint that fails: `infra_error`), never as a
-score. `constrained=True` also sends `reply_format()` as the request's `response_format`, so that
+result is recorded as a `judge_failure` (so is an input longer than the judge's context: the
+judge model's limit; an endpoint that fails: `infra_error`), never as a score. `constrained=True` also sends `reply_format()` as the request's `response_format`, so that
 a server that supports it (OpenAI, llama.cpp's llama-server) can only sample a reply of that
 shape: what a small model needs to answer in JSON at all.
 
@@ -31,7 +31,7 @@ import re
 
 from .archive import prompt_config
 from .models import OFFLINE_PREFIX, Endpoint
-from .project import InfrastructureError, UserError
+from .project import InfrastructureError, ModelLimitError, UserError
 from .validate import parse_reply, problems, schema
 
 AXES = ("answer_requirements_satisfaction", "source_grounded_reasoning")
@@ -132,6 +132,8 @@ async def judge(judge_input: dict, judge_model: str, endpoint: Endpoint | None =
             result = await client.complete({"messages": messages, **endpoint.sampling(trial - 1), **extra})
         except InfrastructureError as e:
             return _outcome("infra_error", None, attempt, f"{e.kind}: {e.message}")
+        except ModelLimitError as e:   # the judge model's own limit (its context): the judge failed
+            return _outcome("judge_failure", None, attempt, f"{e.cause}: {e.message}")
         text = result.message.get("content") or ""
         data, problem = parse_reply(text)
         if data is not None:

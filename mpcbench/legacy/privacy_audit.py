@@ -29,7 +29,7 @@ from .audit import AuditConfig
 from .layout import write_parquet
 from .models import OFFLINE_PREFIX, Endpoint
 from .pipeline import Progress
-from .project import InfrastructureError, UserError
+from .project import InfrastructureError, ModelLimitError, UserError
 from .validate import parse_reply
 
 KEYWORDS = f"{OFFLINE_PREFIX}keywords"
@@ -74,6 +74,8 @@ async def leak_verdict(note: Labelled, judge_model: str, endpoint: Endpoint, *, 
                                                                   **endpoint.sampling(trial - 1)})
         except InfrastructureError as e:
             return "infra_error", None, f"{e.kind}: {e.message}"
+        except ModelLimitError as e:   # the judge model's own limit (its context): the judge failed
+            return "judge_failure", None, f"{e.cause}: {e.message}"
         text = result.message.get("content") or ""
         data, problem = parse_reply(text)
         if isinstance(data, dict) and isinstance(data.get("leaks"), bool):

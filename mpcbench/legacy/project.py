@@ -12,7 +12,7 @@ from ..episode.contract import ToolSpec
 from ..episode.render import Result, fetch_rows, render_json, render_markdown
 from ..episode.toolfiles import Tool, ToolDefinitionError, ToolError, header_entries, parse_param, strip_comments
 from ..episode.environment import Environment
-from ..errors import UserError
+from ..errors import ModelLimitError, UserError
 from ..harness.config import JOURNAL, RUN_JSON
 from ..harness.journal import read_journal
 from ..harness.provenance import build_content_hash, url_host
@@ -20,7 +20,7 @@ from ..llm import ChatClient, EndpointConfig, InfrastructureError, ResponseCache
 from ..warehouse.db import SQL_DIR, connect, layer_views
 
 __all__ = [
-    "ChatClient", "EndpointConfig", "InfrastructureError", "JOURNAL", "RUN_JSON", "ResponseCache", "Result",
+    "ChatClient", "EndpointConfig", "InfrastructureError", "JOURNAL", "ModelLimitError", "RUN_JSON", "ResponseCache", "Result",
     "Environment", "SQL_DIR", "SUBMIT_TOOL_NAME", "Tool", "ToolDefinitionError", "ToolError", "ToolSpec",
     "UserError", "build_content_hash", "check_arguments", "connect", "fetch_rows", "header_entries", "layer_views",
     "parse_param", "read_journal", "render_json", "render_markdown", "strip_comments", "url_host",
