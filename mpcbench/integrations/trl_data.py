@@ -21,6 +21,7 @@ import json
 
 from ..agents import make_agent
 from ..episode.answers import SUBMIT_TOOL_NAME
+from ..episode.codecs import tool_call
 from ..errors import UserError
 from ..harness.rollout import RolloutPool, program_messages
 
@@ -43,9 +44,7 @@ def _reply(completion) -> dict:
     if isinstance(completion, str):
         return {"role": "assistant", "content": completion}
     message = dict(completion[-1])
-    calls = [{"id": c.get("id") or f"call_{k}", "type": "function",
-              "function": {"name": c["function"]["name"], "arguments": c["function"]["arguments"]
-                           if isinstance(c["function"]["arguments"], str) else json.dumps(c["function"]["arguments"])}}
+    calls = [tool_call(c["function"]["name"], c["function"]["arguments"], c.get("id") or f"call_{k}")
              for k, c in enumerate(message.get("tool_calls") or [], 1)]
     return {"role": "assistant", "content": message.get("content"), "tool_calls": calls or None}
 
