@@ -111,6 +111,8 @@ def is_feasible_start(world, instance, scenario, start, end, events, rules, tags
     for rule in rules:
         kind, p = rule["type"], rule["params"]
         if kind == "working_hours":
+            if WEEKDAYS[day.weekday()] not in p["days"]:
+                return False
             if not (clock(day, p["start"]) <= start and end <= clock(day, p["end"])):
                 return False
         elif not scenario.policy:

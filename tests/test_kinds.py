@@ -120,7 +120,8 @@ def test_config_validation_follows_the_registry(tmp_path, line, problem):
 
 
 def test_params_are_checked_by_type():
-    assert check_params("working_hours", {"start": "09:00", "end": "17:30"}) == []
+    assert check_params("working_hours", {"start": "09:00", "end": "17:30", "days": ["Mon", "Tue"]}) == []
+    assert check_params("working_hours", {"start": "09:00", "end": "17:30"}) == ["working_hours needs days"]
     assert check_params("min_notice", {"hours": True}) == ["hours must be an integer from 0 to 2147483647"]
     assert kind("ooo").params is None
 

@@ -325,6 +325,8 @@ def is_feasible(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) 
     every_busy = [span for spans in src.busy.values() for span in spans]
     for kind, p in src.rules.items():
         if kind == "working_hours":
+            if WEEKDAYS[day.weekday()] not in p["days"]:
+                return False
             if not (clock(day, p["start"]) <= start and end <= clock(day, p["end"])):
                 return False
         elif kind == "blackout":

@@ -21,7 +21,7 @@ from .config import WorldConfig
 from .ids import id_key, opaque_id
 from .policies import blackout_kind, draw_policies
 from .tags import render_tag
-from .wording import PUBLIC, Wording, wording_for
+from .wording import FAMILIES, PUBLIC, Wording, wording_for
 from .worktime import at_work_index, spread_before, work_index
 
 
@@ -79,7 +79,19 @@ def _event_start(rng: random.Random, day: dt.date, cal: dict, minutes: int) -> d
     return earliest + dt.timedelta(minutes=offset)
 
 
-def _events(config: WorldConfig, rng: random.Random, people: list[dict]) -> list[dict]:
+def working_week(policies: list[dict]) -> set[int]:
+    """The world's working week (weekday numbers, Monday 0): the days that most of its policies
+    name as working days. Calendars fill those days; the others hold only the odd weekend entry."""
+    counts = [0] * 7
+    for policy in policies:
+        for rule in policy["rules"]:
+            if rule["type"] == "working_hours":
+                for day in rule["params"]["days"]:
+                    counts[prose.WEEKDAY_ABBREVIATIONS.index(day)] += 1
+    return {day for day, count in enumerate(counts) if 2 * count > len(policies)}
+
+
+def _events(config: WorldConfig, rng: random.Random, people: list[dict], week: set[int]) -> list[dict]:
     words = wording_for(config)
     cal = config.calendar
     statuses = list(cal["status_weights"])
@@ -88,7 +100,7 @@ def _events(config: WorldConfig, rng: random.Random, people: list[dict]) -> list
     key = id_key(config, "event")
     for person in people:
         for day in horizon(config):
-            if day.weekday() < 5:
+            if day.weekday() in week:
                 count = between(rng, cal["events_per_weekday"])
             else:
                 count = int(rng.random() < cal["weekend_event_chance"])
@@ -121,7 +133,16 @@ def _rule_paragraph(rng: random.Random, policy_id: str, rule: dict, words: Wordi
     if "weekdays" in params:
         fields["weekdays_text"] = ", ".join(params["weekdays"][:-1]) + (
             " and " if len(params["weekdays"]) > 1 else "") + params["weekdays"][-1]
-    sentence = words.pick(rng, f"rule:{rule['type']}" + ("" if tagged else "/l4")).format(**fields)
+    if "days" in params:
+        fields["days"] = prose.working_days_text(params["days"])
+    if rule["type"] == "buffer":
+        fields["edge"] = f"{(720 - params['minutes']) // 60:02d}:{(720 - params['minutes']) % 60:02d}"
+    level = "" if tagged else "/l4"
+    sentence = words.pick(rng, f"rule:{rule['type']}{level}").format(**fields)
+    if f"rule_note:{rule['type']}" in FAMILIES:
+        # what the rule counts, from a generator of its own: the handbook's other draws do not move
+        note_rng = random.Random(f"{rule['rule_id']}/note")
+        sentence += " " + words.pick(note_rng, f"rule_note:{rule['type']}{level}").format(**fields)
     if not tagged:
         return sentence
     tag = render_tag(rule["type"], {"policy": policy_id, "rule": rule["rule_id"], **params})
@@ -321,14 +342,15 @@ def _noise_projects(config: WorldConfig, rng: random.Random, people: list[dict])
 def generate_world(config: WorldConfig) -> dict:
     rng = seeded_rng(config, "world")
     people = _people(config, rng)
+    policies = draw_policies(config)
     world: dict[str, Any] = {
         "world_id": config.world_id,
         "level": config.level,
         "seed": config.seed,
         "timezone": config.timezone,
         "people": people,
-        "events": _events(config, rng, people),
-        "policies": draw_policies(config),
+        "events": _events(config, rng, people, working_week(policies)),
+        "policies": policies,
     }
     if config.level >= 2:
         world["policy_docs"] = _policy_docs(config, rng, world["policies"])

@@ -14,8 +14,10 @@ rule and its params' ranges; the registry's param types say how a param is drawn
 - a weekdays param: `<param> = [low, high]` weekdays drawn from `among` (default Mon-Fri), plus
   every weekday in `always` (default none).
 
-Every policy has working hours (its share is 1 and may not be given); a blackout is drawn inside
-them. Policy ids are a keyed permutation of the index (ids.py) and carry no meaning; a rule's id is
+Every policy has working hours (its share is 1 and may not be given) and working days: `days` maps
+each working week, written as a run of weekdays (`Mon-Fri`, `Mon-Sat`, `Mon-Sun`), to its share of
+the policies (the shares add up to 1; default: every policy Mon-Fri), drawn from a generator of its own so that the other draws do
+not move. A blackout is drawn inside the hours. Policy ids are a keyed permutation of the index (ids.py) and carry no meaning; a rule's id is
 `<policy_id>.<kind>`; names are generated.
 """
 
@@ -31,6 +33,7 @@ from ..kinds import WEEKDAYS, Param, kind, policy_rule_kinds
 
 DEFAULT_CLOCK_STEP = 5
 BLACKOUT_TRIES = 20
+DEFAULT_WEEKS = {"Mon-Fri": 1.0}   # working_hours.days when a config gives none
 
 
 def _minutes(hhmm: str) -> int:
@@ -46,7 +49,24 @@ def _is_range(value: object, size: tuple[int, ...] = (2, 3)) -> TypeGuard[list[A
 
 
 def _is_span(params: tuple[Param, ...]) -> bool:
-    return [(p.name, p.type) for p in params] == [("start", "clock"), ("end", "clock")]
+    return [(p.name, p.type) for p in params][:2] == [("start", "clock"), ("end", "clock")]
+
+
+def week_days(run: str) -> list[str] | None:
+    """The weekdays of a run such as `Mon-Fri` (Monday first), or None if it is not one."""
+    first, _, last = run.partition("-")
+    if first not in WEEKDAYS or last not in WEEKDAYS or WEEKDAYS.index(first) > WEEKDAYS.index(last):
+        return None
+    return list(WEEKDAYS[WEEKDAYS.index(first): WEEKDAYS.index(last) + 1])
+
+
+def _days_problems(days: object) -> list[str]:
+    if not (isinstance(days, dict) and days
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in days.values())
+            and abs(sum(days.values()) - 1) < 1e-9):
+        return ["working_hours.days must map working weeks (Mon-Fri, Mon-Sat, ...) to shares that add up to 1"]
+    return [f"working_hours.days: {run!r} is not a run of weekdays such as Mon-Fri"
+            for run in days if week_days(run) is None]
 
 
 def _check_int_range(name: str, value: object, low_bound: int, high_bound: int) -> str | None:
@@ -66,7 +86,8 @@ def _kind_problems(name: str, spec: object) -> list[str]:
     problems = []
     allowed = {"share"}
     if name == "working_hours":
-        allowed.discard("share")
+        allowed = {"days"}
+        problems += _days_problems(spec.get("days", DEFAULT_WEEKS))
     elif not (isinstance(spec.get("share"), (int, float)) and not isinstance(spec.get("share"), bool)
               and 0 <= spec["share"] <= 1):
         problems.append(f"{name}.share must be a number from 0 to 1")
@@ -168,6 +189,8 @@ def draw_policies(config) -> list[dict]:
     table = config.policy_distribution
     rng = random.Random(f"{config.seed}/{config.level}/policies")
     words = wording_for(config)
+    week_rng = random.Random(f"{config.seed}/{config.level}/working-days")
+    weeks = table["working_hours"].get("days", DEFAULT_WEEKS)
     names = [(team, noun) for team in range(len(prose.TEAMS)) for noun in range(len(prose.POLICY_NOUNS))]
     count = _draw_int(rng, table["policies"])
     chosen_names = [f"{words.fixed('teams', team)} {words.fixed('policy_nouns', noun)}"
@@ -176,7 +199,8 @@ def draw_policies(config) -> list[dict]:
     for index in range(count):
         pid = f"POL-{opaque_id(id_key(config, 'policy'), index).upper()}"
         start, end = _draw_span(rng, table["working_hours"])
-        rules = [("working_hours", {"start": _clock(start), "end": _clock(end)})]
+        week = week_rng.choices(list(weeks), list(weeks.values()))[0]
+        rules = [("working_hours", {"start": _clock(start), "end": _clock(end), "days": week_days(week)})]
         for k in policy_rule_kinds():
             spec = table.get(k.name)
             if k.name == "working_hours" or spec is None or rng.random() >= spec["share"]:

@@ -15,5 +15,6 @@ select
     cast(json_extract(params, '$.minutes') as integer) as minutes,
     cast(json_extract(params, '$.hours') as integer) as hours,
     cast(json_extract(params, '$.count') as integer) as max_count,
-    cast(json_extract(params, '$.weekdays') as varchar[]) as weekdays
+    cast(json_extract(params, '$.weekdays') as varchar[]) as weekdays,
+    cast(json_extract(params, '$.days') as varchar[]) as days   -- working_hours: the working days
 from rules

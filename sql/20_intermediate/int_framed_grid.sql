@@ -1,7 +1,7 @@
--- The candidates inside the working hours of the instance's policy: grid starts from the first
--- quarter hour at or after the start of working hours to the last one that still ends by their
--- end. Working hours frame every scenario of the necessity check, so the other constraints are
--- only judged on these starts.
+-- The candidates inside the working hours of the instance's policy: on the policy's working days,
+-- grid starts from the first quarter hour at or after the start of working hours to the last one
+-- that still ends by their end. Working hours frame every scenario of the necessity check, so the
+-- other constraints are only judged on these starts.
 with slots as (
     select
         w.instance_id,
@@ -11,7 +11,8 @@ with slots as (
         s.slot_index
     from int_window_days as w
     join stg_policy_rules as r
-        on r.world_id = w.world_id and r.policy_id = w.policy_id and r.rule_type = 'working_hours',
+        on r.world_id = w.world_id and r.policy_id = w.policy_id and r.rule_type = 'working_hours'
+        and list_contains(r.days, strftime(w.day_start, '%a')),
         unnest(generate_series(
             cast(ceil(r.start_minute / 15) as bigint),
             cast(floor((r.end_minute - w.duration_minutes) / 15) as bigint)
