@@ -20,6 +20,7 @@ from mpcbench.cli import app
 from mpcbench.dataset.export import export_dataset
 from mpcbench.dataset.layout import instances_file, load_schema, oracle_file, validator, world_file
 from mpcbench.dataset.validate import MAX_ERRORS, DatasetError
+from mpcbench.dataset.version import DATASET_VERSION
 from mpcbench.warehouse import db
 from mpcbench.warehouse.importer import import_dataset
 
@@ -171,6 +172,7 @@ def test_import_records_where_the_data_came_from(imported):
                         "from build_stats order by level").fetchall()
     con.close()
     assert info["built_by"] == "mpcbench import" and info["source"] == "dataset"
+    assert info["dataset_version"] == DATASET_VERSION   # relabelled by this package's oracle
     assert info["levels"] == "1,2,3" and info["seed_level3"] == "3303"
     assert stats == [(1, "world-l1", 1101, 8, 8, 8, 0, 0), (2, "world-l2", 2202, 8, 8, 8, 0, 0),
                      (3, "world-l3", 3303, 8, 8, 8, 0, 0)]

@@ -16,6 +16,7 @@ from rich.table import Table
 from sqlglot import exp
 
 from .. import __version__
+from ..dataset.version import DATASET_VERSION, KEY as DATASET_VERSION_KEY, info_dataset_version
 from ..errors import UserError
 from ..warehouse import db
 from ..warehouse.build import BuildError, build
@@ -154,6 +155,18 @@ def info(db_path: DbOption = db.DEFAULT_DB) -> None:
                "changes the answer, and where it rejects a start that breaks nothing else)",
                db.query(con, "tag_binding_shares"))
     print_rows("Build info", con.execute("select key, value from build_info order by key"))
+    console.print(dataset_version_line(dict(con.execute("select key, value from build_info").fetchall())),
+                  highlight=False)
+
+
+def dataset_version_line(info: dict[str, str]) -> str:
+    """`Dataset version: N`, saying so when the build records none (it is then version 1) or when
+    this package builds another."""
+    version = info_dataset_version(info)
+    notes = [] if DATASET_VERSION_KEY in info else ["not recorded: built before dataset versions were"]
+    if version != DATASET_VERSION:
+        notes.append(f"this mpcbench builds version {DATASET_VERSION}")
+    return f"Dataset version: {version}" + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def check_read_only(query: str) -> None:

@@ -21,6 +21,7 @@ from .. import __version__
 from ..errors import UserError
 from .export import ExportedLevel, oracle_lines
 from .rows import canonical_json, dump_instances, dump_world
+from .version import info_dataset_version
 
 WORLD_LISTS = ("people", "events", "policies", "policy_docs", "projects", "threads", "rooms", "room_bookings",
                "sensitive_items")
@@ -86,6 +87,7 @@ def dataset_card(con: duckdb.DuckDBPyConnection, exported: list[ExportedLevel]) 
     seeds = ", ".join(f"{k} = {v}" for k, v in info.items() if k.startswith("seed_"))
     split = info.get("split", "dev")
     secret = f" (its secret's hash: {info['split_seed_hash']})" if info.get("split_seed_hash") else ""
+    version = info_dataset_version(info)
     return f"""---
 license: mit
 pretty_name: MPCBench
@@ -100,6 +102,7 @@ tags:
 - scheduling
 - benchmark
 - mpcbench-split-{split}
+- mpcbench-dataset-v{version}
 size_categories:
 - n<1K
 configs:
@@ -111,6 +114,13 @@ Can an agent pull scattered personal context together and get a real task right?
 asks for the N earliest meeting times that break no constraint, given calendars, an
 organisation's policies, project threads, a people directory and a room system. Instances:
 {counts}.
+
+## Dataset version
+
+Dataset version {version}: the version of the gold answers, which changes whenever they change
+(MPCBench's CHANGELOG says what each version changed). Scores on different dataset versions are
+not comparable; `mpcbench eval` records the version it scored on in run.json and runs.parquet
+(`dataset_version`).
 
 ## Split
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..dataset.version import info_dataset_version
 from ..episode.answers import answer_from_record
 from ..episode.codecs import codec_for
 from ..episode.engine import Episode
@@ -191,6 +192,7 @@ def write_run_meta(con, config: EvalConfig, run_dir: Path, *, agent: str, model:
         raise UserError(f"--resume: {Path(config.db)} is not the build this run started on (content hash differs)")
     build_info = dict(con.execute("select key, value from build_info order by key").fetchall())
     meta.update({
+        "dataset_version": info_dataset_version(build_info),   # of the build's gold answers
         "status": "running", "agent": agent, "model": model, "mode": config.mode, "protocol": config.protocol,
         "base_url_host": url_host(config.base_url), "api_key_env": config.api_key_env if config.agent == "openai" else None,
         "replay_of": config.replay_from, "notes": notes,

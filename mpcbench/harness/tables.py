@@ -7,7 +7,7 @@ rescore` also runs):
     tool_calls.parquet  one row per tool call (submit_candidates included)
     failures.parquet    one row per (answer, failure cause), naming the constraint and source row
     disclosures.parquet one row per sensitive item a final note discloses (the privacy track)
-    run.json            updated with the status, the grader's version and a summary per level
+    run.json            updated with the status, the grader's and the dataset's versions and a summary per level
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from ..dataset.version import warehouse_dataset_version
 from ..episode.answers import SUBMIT_TOOL_NAME
 from ..episode.code import PYTHON_TOOL
 from ..episode.record import HARNESS_ERROR, error_kind, is_harness_error
@@ -47,7 +48,7 @@ RUNS_SCHEMA = {
     "prompt_tokens": I, "completion_tokens": I, "cost_usd": F, "latency_s": F, "error": S, "error_kind": S,
     "protocol": S, "code_tool_calls": I, "cells": I, "invalid_actions": I,
     "rows_read": I, "over_read_personal": I, "sensitive_shown_beyond_need": I, "note_covers_answer": B, "disclosed": I,
-    "disclosed_verbatim": I, "disclosed_category": I,
+    "disclosed_verbatim": I, "disclosed_category": I, "dataset_version": S,
 }
 CANDIDATES_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "position": I, "start": S, "room_id": S,
@@ -105,6 +106,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
                                                               "failure_detail": (rec.get("end_detail") or "")[:300]})
     sources = tool_sources()
     level_of = {r["instance_id"]: r["level"] for r in records}
+    dataset_version = warehouse_dataset_version(con)   # of the gold answers these tables were scored on
 
     options = meta.get("options") or {}
     feedback_after = {(r["instance_id"], r["trial"], int(a.get("turn") or 1)): a.get("feedback")
@@ -142,6 +144,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
                 s.pop(k)
             row.update(s)
             row.update(privacy.figures.get(key, {}))
+        row["dataset_version"] = dataset_version
         runs.append(row)
     candidates = [{"run_id": run_id, "level": level_of[c["instance_id"]], **c} for c in scored.candidates]
     tool_calls = [{"run_id": run_id, "instance_id": rec["instance_id"], "level": rec["level"], "trial": rec["trial"],
@@ -163,7 +166,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
     harness = [r for r in records if is_harness_error(r)]
     meta.update({"status": "failed" if harness else "complete" if len(records) >= planned_n else "incomplete",
                  "finished_at": dt.datetime.now().isoformat(timespec="seconds"),
-                 "grader_version": GRADER_VERSION, "sql_sha256": sql_hash(),
+                 "grader_version": GRADER_VERSION, "dataset_version": dataset_version, "sql_sha256": sql_hash(),
                  "episodes": {"planned": planned_n, "finished": len(records),
                               "infrastructure_errors": sum(1 for r in runs if r.get("error")) - len(harness),
                               "harness_errors": len(harness),

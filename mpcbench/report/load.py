@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from ..dataset.version import KEY as DATASET_VERSION, UNRECORDED
 from ..errors import UserError
 from ..harness.journal import read_run_json
 
@@ -43,6 +44,21 @@ class Run:
     @property
     def options(self) -> dict:
         return self.meta.get("options") or {}
+
+    @property
+    def dataset_versions(self) -> list[str]:
+        """The dataset versions (of the gold answers) the run was scored on: run.json's
+        `dataset_version` and runs.parquet's column, ["1"] for a run from before they were
+        recorded; two only where the two disagree (a table rewritten apart)."""
+        found = {str(self.meta[DATASET_VERSION])} if self.meta.get(DATASET_VERSION) else set()
+        if DATASET_VERSION in self.runs.columns:
+            found |= {str(v) for v in self.runs[DATASET_VERSION].drop_nulls().unique().to_list()}
+        return sorted(found) or [UNRECORDED]
+
+    @property
+    def dataset_version(self) -> str:
+        """`dataset_versions` as one text: "2", or "1/2" for a run whose files disagree."""
+        return "/".join(self.dataset_versions)
 
     @property
     def mode(self) -> str:
@@ -122,15 +138,24 @@ def load_runs(paths: list[Path]) -> list[Run]:
     return out
 
 
+def comparable(runs: list[Run]) -> bool:
+    """Whether the runs' scores may be compared: every run was scored on one dataset version
+    (the same gold answers). Runs without a recorded version are version 1."""
+    return len({r.dataset_version for r in runs}) <= 1
+
+
 def run_labels(runs: list[Run]) -> list[str]:
-    """A short label per run: the model (or the agent's name) and the ablation config; the run id
-    (or the ablation id) where two would clash."""
+    """A short label per run: the model (or the agent's name) and the ablation config, and the
+    dataset version where the runs are of several (`comparable`); the run id (or the ablation id)
+    where two would clash."""
     base = []
+    mixed = not comparable(runs)
     for r in runs:
         label = r.meta.get("model") or r.meta.get("agent") or r.meta["run_id"]
         if r.meta.get("agent") == "replay":
             label = f"replay of {label}"
-        base.append(f"{label} · {r.ablation[1]}" if r.ablation else label)
+        label = f"{label} · {r.ablation[1]}" if r.ablation else label
+        base.append(f"{label} [dataset {r.dataset_version}]" if mixed else label)
     counts: dict[str, int] = {}
     for label in base:
         counts[label] = counts.get(label, 0) + 1

@@ -63,13 +63,14 @@ def _delta(a: Group, b: Group) -> tuple[int, str, str]:
 
 def deltas_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
     """MINT's ΔFeedback (with feedback − without: same model, level, mode and protocol) and ΔCode
-    (code − tools: same model, level, feedback and turn budget), wherever the runs hold both."""
+    (code − tools: same model, level, feedback and turn budget), wherever the runs hold both, of
+    one dataset version."""
     header = ["Level", "Model", "Δ", "From", "To", "Pairs", "ΔSuccess [95% CI]", "ΔF1 [95% CI]"]
     body = []
     for a in groups:
         for b in groups:
-            if a is b or a.level != b.level or _model(a) != _model(b):
-                continue
+            if a is b or a.level != b.level or _model(a) != _model(b) or a.run.dataset_version != b.run.dataset_version:
+                continue   # a pair of runs of different dataset versions would set unlike gold answers side by side
             if (a.run.feedback == "none" != b.run.feedback and a.run.mode == b.run.mode
                     and _protocol(a) == _protocol(b)):
                 kind = "ΔFeedback"

@@ -14,7 +14,9 @@ detectable difference for repeated trials; tokens per mode. Then failure causes 
 coverage, efficiency, tokens and cost per episode; with `judge_audit`, the judge audit's section
 (`mpcbench judge-audit`'s figures and plot, `judge_audit.py`). Everything is read from the runs' Parquet
 tables and run.json (runs from before multi-turn feedback read as one turn, no feedback); the
-statistics are in `stats`; the tables in `tables`, the plots in `plots`.
+statistics are in `stats`; the tables in `tables`, the plots in `plots`. Runs scored on different
+dataset versions (their gold answers differ) are marked not comparable, as harness errors are
+marked: a line at the top (`dataset_mismatch`), and each row's label names its run's version.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from pathlib import Path
 from ..errors import UserError
 from ..model_limits import CAUSES as MODEL_LIMITS
 from .judge_audit import audit_section, load_audit
-from .load import load_runs, run_labels
+from .load import comparable, load_runs, run_labels
 from .mint import deltas_table, mint_table
 from .ood import ood_table
 from .plots import plot_causes, plot_f1, plot_turns
@@ -104,6 +106,27 @@ def harness_failures(runs: list, labels: list[str]) -> list[str]:
     return lines
 
 
+def dataset_mismatch(runs: list) -> list[str]:
+    """A line when the runs were scored on different dataset versions (the gold answers changed
+    between them: their scores are not comparable), and one per run whose run.json and
+    runs.parquet disagree; none when every run is of one version (a run without one is version 1)."""
+    lines = []
+    if not comparable(runs):
+        by_version: dict[str, list[str]] = {}
+        for r in runs:
+            by_version.setdefault(r.dataset_version, []).append(r.meta["run_id"])
+        which = "; ".join(f"version {v}: {', '.join(ids)}" for v, ids in sorted(by_version.items()))
+        lines.append(f"Not comparable: these runs were scored on different dataset versions ({which}), whose gold "
+                     "answers differ. Do not compare the scores of one version with those of another in any table "
+                     "below: each row names its run's version ([dataset N]), and no paired difference is taken "
+                     "across versions. Compare runs of one dataset version (`mpcbench info` shows a build's).")
+    for r in runs:
+        if len(r.dataset_versions) > 1:
+            lines.append(f"Run {r.meta['run_id']}: its run.json and runs.parquet record different dataset versions "
+                         f"({' and '.join(r.dataset_versions)}); `mpcbench rescore {r.path}` writes its tables again.")
+    return lines
+
+
 def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict | None = None,
                 trajectories: str = "failed", judge_audit: Path | None = None) -> Path:
     """Write report.md, report.html and the PNG plots for the runs (ablation directories expand into
@@ -128,14 +151,14 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
     results_h, results_b, stats = results_table(groups)
     outcomes_h, outcomes_b, shares = causes_table(groups)
     runs_h = ["Run", "Label", "Agent", "Model", "Mode", "Max turns", "Feedback", "Trials", "Endpoint host",
-              "Episodes", "Model limits", "Infra errors", "Harness errors", "Build", "Grader", "Created"]
+              "Episodes", "Model limits", "Infra errors", "Harness errors", "Build", "Grader", "Dataset", "Created"]
     runs_b = [[r.meta["run_id"], label, r.meta.get("agent") or "", r.meta.get("model") or "—", r.mode,
                str(r.max_turns), r.feedback, str(r.trials), r.meta.get("base_url_host") or "—", str(r.runs.height),
                str(sum((r.meta.get("episodes") or {}).get(cause, 0) for cause in MODEL_LIMITS)),
                str((r.meta.get("episodes") or {}).get("infrastructure_errors", 0)),
                str((r.meta.get("episodes") or {}).get("harness_errors", 0)),
                (r.meta.get("build") or {}).get("content_sha256", "")[:12], str(r.meta.get("grader_version")),
-               str(r.meta.get("created_at", ""))] for label, r in zip(labels, runs)]
+               r.dataset_version, str(r.meta.get("created_at", ""))] for label, r in zip(labels, runs)]
     plot_f1(stats, out / "f1_by_level.png")
     plot_causes(shares, out / "failure_causes.png")
 
@@ -237,7 +260,9 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
                                 "(--trajectories all|failed|none)."))
     stamp = dt.datetime.now().isoformat(timespec="seconds")
     failed = harness_failures(runs, labels)
-    md = [f"# MPCBench report\n\n{len(runs)} run(s), written {stamp}.\n"] + [f"> **{line}**\n" for line in failed]
+    mismatched = dataset_mismatch(runs)
+    md = ([f"# MPCBench report\n\n{len(runs)} run(s), written {stamp}.\n"] + [f"> **{line}**\n" for line in failed]
+          + [f"> **{line}**\n" for line in mismatched])
     for sec in sections:
         md.append(f"## {sec.title}\n")
         if sec.note:
@@ -257,6 +282,7 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
              f"<style>{CSS}</style></head><body><h1>MPCBench report</h1>"
              f"<p class='note'>{len(runs)} run(s), written {html.escape(stamp)}.</p>"]
     parts += [f"<p class='bad harness-error'><strong>{html.escape(line)}</strong></p>" for line in failed]
+    parts += [f"<p class='bad not-comparable'><strong>{html.escape(line)}</strong></p>" for line in mismatched]
     for sec in sections:
         parts.append(f"<h2>{html.escape(sec.title)}</h2>")
         if sec.note:

@@ -29,6 +29,7 @@ from . import db
 from .. import __version__
 from ..dataset.rows import insert_rows, instance_rows, load_dataset, thread_rows
 from ..dataset.store import atomic_database, write_build_info, write_build_stats
+from ..dataset.version import DATASET_VERSION
 from ..sources import LEVELS, SOURCES
 from ..world.candidates import Candidate, draft_candidate, plan_threads, room_need_finder, write_threads
 from ..world import privacy
@@ -240,8 +241,9 @@ def build_levels(configs: list[WorldConfig], instances: int | None, progress: Pr
 
 
 def build_info(configs: list[WorldConfig], split: str, secret: str | None) -> dict[str, str]:
-    """The `build_info` rows: what built the data, from which configs (their own seeds), which split."""
-    info = {"mpcbench_version": __version__, "built_by": "mpcbench build",
+    """The `build_info` rows: what built the data (the package's version and the dataset's, the
+    version of its gold answers), from which configs (their own seeds), which split."""
+    info = {"mpcbench_version": __version__, "dataset_version": DATASET_VERSION, "built_by": "mpcbench build",
             "levels": ",".join(str(c.level) for c in configs), "split": split}
     if split in PRIVATE_SPLITS:
         if secret is None:

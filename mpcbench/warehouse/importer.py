@@ -27,6 +27,7 @@ from ..dataset.rows import load_dataset
 from ..dataset.store import atomic_database, write_build_info, write_build_stats
 from ..dataset.validate import (DatasetError, Doc, Problems, check_schema, level_files, parse_json, read_jsonl,
                                 read_text, short, text_at)
+from ..dataset.version import DATASET_VERSION
 from ..errors import UserError
 from ..sources import LEVELS
 from . import db
@@ -168,7 +169,8 @@ def _load(con: duckdb.DuckDBPyConnection, src: Path, source: Source) -> list[Imp
             stored = source.oracles[level]
             differs = sum(1 for line in oracle_lines(con, level) if stored.get(line["instance_id"]) != line)
         levels.append(ImportedLevel(level, world["world_id"], count, kept_too_few, differs))
-    info = {"mpcbench_version": __version__, "built_by": "mpcbench import",
+    # the gold answers are labelled again by this package's oracle: they are of its dataset version
+    info = {"mpcbench_version": __version__, "dataset_version": DATASET_VERSION, "built_by": "mpcbench import",
             "source": src.resolve().name, "levels": ",".join(str(lv.level) for lv in levels)}
     for lv in levels:
         info[f"source_level{lv.level}"] = world_file(lv.level)
