@@ -1,4 +1,4 @@
-"""Agents: the offline ones (`scripted`, `calendar-only`, `random`, and for the privacy track
+"""Agents: the offline ones (`scripted`, `everyday`, `calendar-only`, `random`, and for the privacy track
 `leaky` and `over-reader`), the `openai` agent and the
 replay of a recorded run. An offline agent is a program (`episode.engine.Program`), the others
 are policies (`episode.engine.Policy`); `mpcbench eval` (the harness) runs them.
@@ -10,16 +10,19 @@ are policies (`episode.engine.Policy`); `mpcbench eval` (the harness) runs them.
 from __future__ import annotations
 
 from .baselines import CalendarOnlyAgent, RandomAgent
+from .everyday import EverydayAgent
 from .privacy import LeakyAgent, OverReaderAgent
 from .offline import ScriptedAgent
 
-OFFLINE_AGENTS = ("scripted", "calendar-only", "random", "leaky", "over-reader")
+OFFLINE_AGENTS = ("scripted", "everyday", "calendar-only", "random", "leaky", "over-reader")
 
 
 def make_agent(name: str, seed: int = 0):
     """An offline agent by name (see OFFLINE_AGENTS)."""
     if name == "scripted":
         return ScriptedAgent()
+    if name == "everyday":
+        return EverydayAgent()
     if name == "calendar-only":
         return CalendarOnlyAgent()
     if name == "random":

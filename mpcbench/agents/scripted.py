@@ -186,6 +186,18 @@ class Reader:
             spans += occurrences(self.json("list_recurring_events", person_id=person_id)["series"])
         return spans
 
+    def meetings(self, person_id: str, first: dt.date, last: dt.date) -> list[tuple[dt.datetime, dt.datetime]]:
+        """The person's confirmed entries that look like meetings by their title (from level 2 on;
+        level 1's busy intervals carry no title, so there every interval counts)."""
+        if self.env.level == 1:
+            return self.busy(person_id, first, last)
+        days = {"person_id": person_id, "start_date": first.isoformat(), "end_date": last.isoformat()}
+        spans = [(when(e["start"]), when(e["end"])) for e in self.paged("list_events", "events", **days)
+                 if e["status"] == "confirmed" and not _NOT_A_MEETING.search(e["title"])]
+        if self.env.level == 4:   # a recurring series is a meeting
+            spans += occurrences(self.json("list_recurring_events", person_id=person_id)["series"])
+        return spans
+
     def working_hours(self, person_id: str) -> tuple[str, str, str]:
         """Level 4: (home zone, start, end) of a person's working hours, HH:MM on their clock."""
         found = self.json("get_working_hours", person_id=person_id)
@@ -310,6 +322,21 @@ def parse_markdown_table(text: str) -> list[dict]:
 
 # --- constraints -----------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class Reading:
+    """How the solver reads what no source it was shown settles. The default is the grader's
+    (docs/semantics.md); the everyday reader (agents/everyday.py) starts from a person's reading
+    and takes the grader's only where a source it read states it."""
+    default_days: tuple[str, ...] | None = None   # the working days of a policy that names none (None: every day)
+    buffer_edge_inclusive: bool = False   # an event ending exactly `minutes` before the start breaks the buffer
+    buffer_all_commitments: bool = False  # the buffer also keeps out-of-office and banned periods at a distance
+    meetings_only: bool = False           # the per-day and back-to-back limits count meetings, not every entry
+
+
+GRADERS_READING = Reading()
+# Entries a person does not call meetings: holds (tentative), personal and focus blocks, travel.
+_NOT_A_MEETING = re.compile(r"personal|focus|commute|gym|travel|errand|lunch|block|doctor|dentist|appointment", re.I)
+
 @dataclass
 class Sources:
     rules: dict[str, dict]                                        # rule type -> params
@@ -318,14 +345,27 @@ class Sources:
     hours: dict[str, tuple[str, str, str]] = field(default_factory=dict)   # level 4: person -> (zone, start, end)
     rooms: list[dict] = field(default_factory=list)               # rooms that fit statically
     bookings: dict[str, list[tuple[dt.datetime, dt.datetime]]] = field(default_factory=dict)
+    reading: Reading = GRADERS_READING
+    meetings: dict[str, list[tuple[dt.datetime, dt.datetime]]] = field(default_factory=dict)   # meetings_only
+
+
+def _near(start: dt.datetime, end: dt.datetime, margin: dt.timedelta, span: tuple[dt.datetime, dt.datetime],
+          inclusive: bool) -> bool:
+    """Does `span` come within `margin` of [start, end)? Half-open (the grader's): a span that ends
+    exactly `margin` before the start is not near; inclusive (plain English): it is."""
+    if inclusive:
+        return span[0] <= end + margin and start - margin <= span[1]
+    return overlaps(start - margin, end + margin, *span)
 
 
 def is_feasible(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) -> bool:
     day = start.date()
     every_busy = [span for spans in src.busy.values() for span in spans]
+    counted = src.meetings if src.reading.meetings_only else src.busy
     for kind, p in src.rules.items():
         if kind == "working_hours":
-            if WEEKDAYS[day.weekday()] not in p["days"]:
+            days = p.get("days", src.reading.default_days)
+            if days is not None and WEEKDAYS[day.weekday()] not in days:
                 return False
             if not (clock(day, p["start"]) <= start and end <= clock(day, p["end"])):
                 return False
@@ -335,7 +375,8 @@ def is_feasible(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) 
                 return False
         elif kind == "buffer":
             margin = dt.timedelta(minutes=int(p["minutes"]))
-            if any(overlaps(start - margin, end + margin, b_start, b_end) for b_start, b_end in every_busy):
+            kept = every_busy + (commitments(task, src.tags) if src.reading.buffer_all_commitments else [])
+            if any(_near(start, end, margin, span, src.reading.buffer_edge_inclusive) for span in kept):
                 return False
         elif kind == "no_meeting_weekdays":
             if WEEKDAYS[day.weekday()] in p["weekdays"]:
@@ -346,11 +387,11 @@ def is_feasible(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) 
                 return False
         elif kind == "max_meetings_per_day":
             if any(sum(1 for b_start, _ in spans if b_start.date() == day) >= int(p["count"])
-                   for spans in src.busy.values()):
+                   for spans in counted.values()):
                 return False
         elif kind == "max_consecutive_minutes":
             if any(back_to_back(start, end, spans) > dt.timedelta(minutes=int(p["minutes"]))
-                   for spans in src.busy.values()):
+                   for spans in counted.values()):
                 return False
         else:
             raise ValueError(f"unknown rule type {kind!r}")
@@ -368,6 +409,12 @@ def is_feasible(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) 
         if kind == "ooo" and _is_participant(task, p) and overlaps(start, end, when(p["start"]), when(p["end"])):
             return False
     return True
+
+
+def commitments(task: Task, tags: list[tuple[str, dict]]) -> list[tuple[dt.datetime, dt.datetime]]:
+    """The participants' out-of-office periods and the banned periods, as spans."""
+    return [(when(p["start"]), when(p["end"])) for kind, p in tags
+            if kind == "ban" or (kind == "ooo" and _is_participant(task, p))]
 
 
 def within_hours(zone: str, start: dt.datetime, end: dt.datetime, hours: tuple[str, str, str]) -> bool:
@@ -450,9 +497,10 @@ def latest_requirements(tags) -> dict[str, dict]:
     return {kind: params for kind, (_, params) in latest.items()}
 
 
-def plan(env: Environment, hidden: Hidden | None = None) -> list[tuple[dt.datetime, str | None]]:
+def plan(env: Environment, hidden: Hidden | None = None,
+         reading: Reading = GRADERS_READING) -> list[tuple[dt.datetime, str | None]]:
     """Read the request and every source it needs through `env.call` (and, at level 4, the facts
-    the prose states from `hidden`), then solve."""
+    the prose states from `hidden`), then solve, reading what no source settles as `reading` says."""
     read = Reader(env, hidden)
     task = read_prompt(env.request, env.level)
     task.now = read.now()
@@ -482,7 +530,9 @@ def plan(env: Environment, hidden: Hidden | None = None) -> list[tuple[dt.dateti
         rules = read.policy_documents(task.policy_id)
     first, last = task.window_start - DAY, task.window_end + DAY
     busy = {person: read.busy(person, first, last) for person in task.participants}
-    src = Sources(rules, busy, tags)
+    src = Sources(rules, busy, tags, reading=reading)
+    if reading.meetings_only:
+        src.meetings = {person: read.meetings(person, first, last) for person in task.participants}
     if env.level == 4:
         if task.zone is None:
             raise ValueError("the prompt names no time zone")

@@ -1,6 +1,6 @@
 -- name: get_working_hours
--- description: One person's name, home time zone and working hours (HH:MM on their own clock, every
---   day).
+-- description: One person's name, home time zone and working hours (HH:MM on their own clock; the
+--   policy says which days are working days).
 -- levels: 4
 -- source: calendar
 -- render: json
