@@ -432,8 +432,14 @@ def write_threads(config: WorldConfig, plan: ThreadPlan) -> Candidate:
     for _ in range(thread_count):
         writer.new_thread()
     chatter_range = config.noise["chatter_per_thread"]
+    first_said: dict[str, dict] = {}   # a requirement said again (a revision) follows it in its thread
     for index, (text, kind, params, author) in enumerate(plan.messages):
-        thread = threads[index % thread_count] if config.level >= 3 else prose.pick(rng, threads)
+        if config.level >= 3:
+            thread = first_said.get(kind) or threads[index % thread_count]
+            if kind in prose.REQUIREMENT_TEXT:
+                first_said.setdefault(kind, thread)
+        else:
+            thread = prose.pick(rng, threads)
         writer.chatter(thread, (0, max(1, chatter_range[1] // 3)))
         writer.say(thread, text, [(kind, params)], author=author)
     for thread in threads:

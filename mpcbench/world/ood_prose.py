@@ -9,15 +9,15 @@ from __future__ import annotations
 
 BAN_TEXT = (
     "Our project can't use {day} {start}–{end}; {reason} is happening then. {tag}",
-    "Flagging {reason}: from {start} through {end} on {day} we stay free. {tag}",
+    "Flagging {reason}: nothing of ours may run from {start} to {end} on {day}. {tag}",
     "Because of {reason}, the team is unavailable {day} {start}–{end}. {tag}",
-    "Mark {day}, {start} until {end}, as closed for our meeting ({reason}). {tag}",
+    "Mark {day}, {start} until {end}, as a no-go zone for the project ({reason}). {tag}",
     "Whatever we set up must steer clear of {day} {start}–{end}, given {reason}. {tag}",
     "Our calendar is frozen on {day} between {start} and {end} — {reason}. {tag}",
 )
 BAN_TEXT_MORE = (
     "We lose the stretch {start}–{end} on {day} to {reason}. {tag}",
-    "Scheduling note from ops: {reason} claims {day} from {start} to {end}. {tag}",
+    "Scheduling note from ops: {reason} claims {day} from {start} to {end}, so we book nothing then. {tag}",
     "Treat {day} {start}–{end} as unavailable for the project, since {reason} sits there. {tag}",
     "Sorry, {day} {start} to {end} won't work for anything of ours: {reason}. {tag}",
 )
@@ -38,17 +38,17 @@ OOO_TEXT_MORE = (
     "During {when}, {name} can't attend anything: {reason}. {tag}",
 )
 OOO_REASONS = ("a private commitment", "an industry summit", "some time off", "a house move",
-               "a certification workshop", "a leave day", "an outside commitment")
+               "a certification workshop", "a partner visit", "an outside commitment")
 DEADLINE_TEXT = (
-    "Our cut-off is {end_by}; the stakeholders get the recap straight after. {tag}",
+    "The session has to have ended by our cut-off, {end_by}; the stakeholders get the recap straight after. {tag}",
     "By {end_by} the discussion must have concluded, since the memo ships then. {tag}",
-    "Ops has asked that we conclude before {end_by}, when procurement locks the order. {tag}",
+    "Ops has asked that we conclude by {end_by}, when procurement locks the order. {tag}",
     "Nothing useful comes from a session ending after {end_by}. {tag}",
     "Absolute end point: {end_by}, after which the report is printed. {tag}",
     "Timing constraint from finance: wrap everything up by {end_by}. {tag}",
 )
 DEADLINE_TEXT_MORE = (
-    "Aim to close the meeting by {end_by}, because the steering group reads the outcome then. {tag}",
+    "Be sure to close the meeting by {end_by}, because the steering group reads the outcome then. {tag}",
     "Any option finishing past {end_by} is unusable for us. {tag}",
     "We're bound by a {end_by} finish line. {tag}",
     "Conclusions are needed no later than {end_by}; plan the end accordingly. {tag}",
@@ -75,7 +75,7 @@ REQUIREMENT_TEXT = {
              "Reserve somewhere {value}. {tag}"),
 }
 REQUIREMENT_TEXT_MORE = {
-    "participants": ("Attendance list: {value}. {tag}", "Bring together {value} for this. {tag}",
+    "participants": ("On the attendance list: {value}. {tag}", "Bring together {value} for this. {tag}",
                      "Seats are for {value}. {tag}", "Limit the invite to {value}. {tag}",
                      "Participants wanted: {value}. {tag}"),
     "duration": ("Running time: {value} minutes. {tag}", "Grab {value} minutes for this. {tag}",
@@ -94,8 +94,8 @@ REQUIREMENT_TEXT_MORE = {
              "Hoping for a room {value}. {tag}", "Venue wishlist: {value}. {tag}",
              "Ensure the space is {value}. {tag}"),
 }
-REVISION_TEXT = ("Amendment — ", "Quick correction after a chat with the sponsor: ", "Replacing my last note: ",
-                 "Edit: ", "New info, ", "Overriding what I posted earlier: ")
+REVISION_TEXT = ("Amendment — ", "Quick correction to what was agreed: ", "Replacing the earlier note on this: ",
+                 "Edit: ", "New info, ", "Overriding what was posted earlier: ")
 OWNER_TEXT = (
     "Ownership note: {name} runs this project and signs off on scheduling.",
     "Scheduling authority sits with {name}.",

@@ -76,7 +76,7 @@ CHATTER = (
     "Let's keep this channel for logistics; design talk can go to the design thread.",
 )
 BAN_TEXT = (
-    "Heads up: {reason} on {day}, so please keep {start}–{end} clear for this project. {tag}",
+    "Heads up: {reason} on {day}, so please keep this project's meeting clear of {start}–{end}. {tag}",
     "No meetings for this one between {start} and {end} on {day} — {reason}. {tag}",
     "Blocking {day} {start}–{end} ({reason}); nothing should land there. {tag}",
     "Please don't put anything for us on {day} from {start} to {end}: {reason}. {tag}",
@@ -96,11 +96,11 @@ OOO_TEXT = (
 )
 # Worded neutrally: a private reason is a sensitive item (world/privacy.py), never a plain reason.
 OOO_REASONS = ("a personal appointment", "conference travel", "a personal matter", "moving house",
-               "a training course", "a day off", "an errand")
+               "a training course", "a site visit", "an errand")
 DEADLINE_TEXT = (
     "Whatever we pick has to be wrapped up by {end_by}, the client reads the summary right after. {tag}",
     "Hard stop: the meeting must be over by {end_by} so we can ship the notes. {tag}",
-    "Finance needs the decision before {end_by}, so the meeting has to end by then. {tag}",
+    "Finance needs the decision by {end_by}, so the meeting has to end by then. {tag}",
     "We have to be done talking by {end_by} at the latest; the board pack goes out then. {tag}",
     "Latest possible finish is {end_by}. Anything that runs later is no use to us. {tag}",
     "The outcome feeds a review at {end_by}, so the meeting must have ended by that time. {tag}",
@@ -109,7 +109,7 @@ REQUIREMENT_TEXT = {
     "participants": ("Attendees for this one: {value}. {tag}", "We need {value} in the room. {tag}",
                      "Invite list: {value}. {tag}", "The people who have to be there: {value}. {tag}",
                      "Let's keep it to {value}; nobody else needs to join. {tag}"),
-    "duration": ("Let's plan for {value} minutes. {tag}", "It should take about {value} minutes. {tag}",
+    "duration": ("Let's plan for {value} minutes. {tag}", "It should take {value} minutes. {tag}",
                  "Block {value} minutes for it. {tag}", "I think {value} minutes is enough for this. {tag}",
                  "Length: {value} minutes, no more. {tag}"),
     "count": ("Please propose {value} options so people can pick. {tag}", "Give us {value} candidate slots. {tag}",
@@ -125,8 +125,8 @@ REQUIREMENT_TEXT = {
              "We'll need a room {value}. {tag}", "Whatever room we get should be {value}. {tag}",
              "Room-wise: {value}. {tag}"),
 }
-REVISION_TEXT = ("Update: scratch that, ", "Correction — ", "Small change after talking to the leads: ",
-                 "Revising the earlier message: ", "Change of plan: ", "Sorry, one fix to what I said before: ")
+REVISION_TEXT = ("Update to the earlier message: ", "Correction — ", "Small change to the plan: ",
+                 "Revising the earlier message: ", "Change of plan: ", "Sorry, one fix to what was said before: ")
 
 # Level 4: who decides (the project owner); only the owner's requirement messages count.
 OWNER_TEXT = (

@@ -6,10 +6,10 @@ in ood_prose.py; world/wording.py puts each family's public and ood pools side b
 from __future__ import annotations
 
 BAN_TEXT_MORE = (
-    "Can we leave {day} {start}–{end} alone? {reason} takes that slot. {tag}",
+    "Can we leave {day} {start}–{end} alone? That slot goes to {reason}. {tag}",
     "Nothing for this project may be booked on {day} between {start} and {end} ({reason}). {tag}",
     "Avoid {start} to {end} on {day}, please: {reason}. {tag}",
-    "Reminder that {day} from {start} until {end} is blocked for us because of {reason}. {tag}",
+    "Reminder that {day} from {start} until {end} is unavailable to us because of {reason}. {tag}",
 )
 OOO_TEXT_MORE = (
     "Heads up that {name} won't be around {when} ({reason}). {tag}",
