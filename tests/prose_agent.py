@@ -30,13 +30,14 @@ _FIELDS = {
     "name": r"(?P<name>[A-Z][\w'-]* [A-Z][\w'-]*)",
     "reason": r".+?", "value": r"(?P<value>.+?)", "label": r".+?", "minutes": r"(?P<minutes>\d+)",
     "hours": r"(?P<hours>\d+)", "count": r"(?P<count>\d+)", "weekdays_text": r"(?P<weekdays_text>.+?)",
+    "days": r"(?P<days>.+?)", "edge": r"(?P<edge>\d{2}:\d{2})",
 }
 _WHEN = re.compile(rf"^(?P<day>{_DAY})(?: (?P<start>\d{{2}}:\d{{2}})–(?P<end>\d{{2}}:\d{{2}}))?$")
 
 
-def template_regex(template: str) -> re.Pattern:
+def template_regex(template: str, whole: bool = True) -> re.Pattern:
     """The template as a regex: literal text escaped, each {field} a group, the tag left out. A
-    field used twice matches the same text again."""
+    field used twice matches the same text again. Not `whole`: it may be followed by more text."""
     out, seen = [], set()
     for literal, name, _, _ in string.Formatter().parse(template.replace(" {tag}", "").replace("{tag}", "")):
         out.append(re.escape(literal))
@@ -44,7 +45,7 @@ def template_regex(template: str) -> re.Pattern:
             out.append(f"(?P={name})" if name in seen and name in _FIELDS and "?P<" in _FIELDS[name]
                        else _FIELDS[name])
             seen.add(name)
-    return re.compile("".join(out) + r"\s*$", re.IGNORECASE)
+    return re.compile("".join(out) + (r"\s*$" if whole else ""), re.IGNORECASE)
 
 
 def _at(day_text: str, hhmm: str) -> str:
@@ -100,6 +101,15 @@ def _fact(kind: str, m: re.Match, side: str = "public") -> dict:
             "room": lambda: _room(value, side)}[kind]()
 
 
+def _days(text: str) -> list[str]:
+    """A policy's working days from their words (prose.working_days_text's three forms)."""
+    names = [name for name in prose.WEEK_WORDS if name in text]
+    if " to " in text:
+        first, last = prose.WEEK_WORDS.index(names[0]), prose.WEEK_WORDS.index(names[-1])
+        names = list(prose.WEEK_WORDS[first: last + 1])
+    return [prose.WEEKDAY_ABBREVIATIONS[prose.WEEK_WORDS.index(name)] for name in names]
+
+
 def _rule(kind: str, m: re.Match) -> dict:
     g = m.groupdict()
     if kind in ("working_hours", "blackout"):
@@ -127,7 +137,10 @@ class RegexFacts:
         revise = [""] + [re.escape(r) for r in pick(pool("revision"))]
         self.facts = [(kind, re.compile(f"^(?:{'|'.join(revise)})" + template_regex(t).pattern, re.IGNORECASE))
                       for kind, templates in facts.items() for t in pick(templates)]
-        self.rules = [(kind, template_regex(t)) for kind in prose.RULE_PROSE for t in pick(pool(f"rule:{kind}/l4"))]
+        self.rules = [(kind, template_regex(t, whole=False)) for kind in prose.RULE_PROSE
+                      for t in pick(pool(f"rule:{kind}/l4"))]
+        # what a rule counts, said after its sentence: the working days among it
+        self.notes = {kind: [template_regex(t) for t in pick(pool(f"rule_note:{kind}/l4"))] for kind in prose.RULE_NOTES}
 
     def call(self, name, arguments=None, *, turn=1):
         return self.inner.call(name, arguments, turn=turn)
@@ -149,8 +162,16 @@ class RegexFacts:
     def policy_rules(self, policy_id):
         rules = {}
         for paragraph in policy_paragraphs(self.inner, policy_id):
+            text = paragraph.strip()
             for kind, pattern in self.rules:
-                if m := pattern.match(paragraph.strip()):
-                    rules[kind] = _rule(kind, m)
-                    break
+                if not (m := pattern.match(text)):
+                    continue
+                rest = text[m.end():].strip()
+                notes = [n for note in self.notes.get(kind, []) if (n := note.match(rest))]
+                if rest and not notes or kind in self.notes and not notes:
+                    continue   # the sentence is only the start of another paragraph, or its note is unread
+                rules[kind] = _rule(kind, m)
+                if kind == "working_hours":
+                    rules[kind]["days"] = _days(notes[0]["days"])
+                break
         return rules

@@ -36,8 +36,18 @@ Slots = list[list[str]]
 # A recipe reads a fact from the slots (the atoms of each run of masked tokens): ("int"|"str", s, i),
 # ("pair", s, i) two atoms as a name, ("dt", s, i, t, j) a date and a time, ("day", s, i, days) a
 # day's midnight, ("all"|"pairs", s, e, k) the atoms of slots s..e from the k-th on (as names,
-# paired), ("const", json).
+# paired), ("weekdays", s, e, span) the weekday names among slots s..e (span: every day from the
+# first to the last), ("const", json).
 Recipe = tuple
+WEEK = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def _weekdays(slots: Slots, s: int, e: int, span: bool) -> list[str]:
+    """The weekdays named in slots s..e, as Mon .. Sun; `span`: every day from the first to the last."""
+    index = [WEEK.index(a) for r in slots[s:e + 1] for a in r if a in WEEK]
+    if span and index:
+        index = list(range(index[0], index[-1] + 1))
+    return [WEEK[i][:3] for i in index]
 
 
 def _kind(atom: str) -> str:
@@ -91,6 +101,7 @@ def _recipes(value, slots: Slots) -> set[Recipe]:
                     run = [a for r in slots[s:e + 1] for a in r][k:]
                     out |= {("all", s, e, k)} if run == value else set()
                     out |= {("pairs", s, e, k)} if _paired(run) == value else set()
+                out |= {("weekdays", s, e, span) for span in (False, True) if _weekdays(slots, s, e, span) == value}
         return out
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         return out
@@ -114,6 +125,8 @@ def _apply(recipe: Recipe, slots: Slots):
     kind, *args = recipe
     if kind == "const":
         return json.loads(args[0])
+    if kind == "weekdays":
+        return _weekdays(slots, *args)
     if kind in ("all", "pairs"):
         run = [a for r in slots[args[0]:args[1] + 1] for a in r][args[2]:]
         return run if kind == "all" else _paired(run)

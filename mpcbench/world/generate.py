@@ -138,11 +138,14 @@ def _rule_paragraph(rng: random.Random, policy_id: str, rule: dict, words: Wordi
     if rule["type"] == "buffer":
         fields["edge"] = f"{(720 - params['minutes']) // 60:02d}:{(720 - params['minutes']) % 60:02d}"
     level = "" if tagged else "/l4"
-    sentence = words.pick(rng, f"rule:{rule['type']}{level}").format(**fields)
+    template = words.pick(rng, f"rule:{rule['type']}{level}")
+    sentence = template.format(**fields)
     if f"rule_note:{rule['type']}" in FAMILIES:
-        # what the rule counts, from a generator of its own: the handbook's other draws do not move
-        note_rng = random.Random(f"{rule['rule_id']}/note")
-        sentence += " " + words.pick(note_rng, f"rule_note:{rule['type']}{level}").format(**fields)
+        # what the rule counts: the note paired with the sentence's phrasing (one per phrasing, so the
+        # handbook's draws do not move and a paragraph has as many wordings as its sentence)
+        phrasings = getattr(FAMILIES[f"rule:{rule['type']}{level}"], words.side)
+        notes = getattr(FAMILIES[f"rule_note:{rule['type']}{level}"], words.side)
+        sentence += " " + notes[phrasings.index(template) % len(notes)].format(**fields)
     if not tagged:
         return sentence
     tag = render_tag(rule["type"], {"policy": policy_id, "rule": rule["rule_id"], **params})

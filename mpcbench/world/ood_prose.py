@@ -147,12 +147,12 @@ RULE_PROSE_MORE = {
         "Governed sessions open at {start} or later and close at {end} or earlier.",
         "Outside {start}–{end} nothing gets booked under this policy.",
         "Valid session hours span {start} to {end}.",
-        "Session timing is restricted to {start} through {end}.",
+        "Session timing is restricted to {start}–{end}.",
         "Calendars accept sessions only within {start}–{end}.",
     ),
     "blackout": (
         "Each day, {label} occupies {start}–{end}, and sessions avoid it completely.",
-        "Off-limits window, every day: {start} through {end} ({label}).",
+        "Off-limits window, every day: {start} to {end} ({label}).",
         "Sessions cannot intersect the daily {start}–{end} slot reserved for {label}.",
         "Guarded time for {label} runs {start}–{end} daily; no session may overlap it.",
         "Between {start} and {end} each day sits {label}, untouched by sessions.",
@@ -218,3 +218,77 @@ BLACKOUT_LABELS = ("the midday meal", "the morning deep-work block", "the aftern
 ROOM_WORDS = {"capacity": "seating {n} or more", "features": "equipped with {features}", "feature_joiner": " plus ",
               "building": "located in {building}", "any": "any space big enough for the group", "joiner": "; "}
 TIE_BREAK_WORDS = {"capacity": "the tightest room that seats everyone", "room_id": "the room whose id sorts first"}
+# What a rule counts (prose.RULE_NOTES), in the ood split's words: two phrasings for levels 2-3,
+# eight more for level 4.
+RULE_NOTES = {
+    "working_hours": (
+        "Sessions take place on working days only, namely {days}.",
+        "Working days under this policy: {days}. Every other day is shut.",
+    ),
+    "buffer": (
+        "Clearance is reckoned from calendar events alone (confirmed or tentative), and an exact fit passes: "
+        "an event finishing at {edge} still permits a session at 12:00. Absences and blocked periods need no clearance.",
+        "Precisely {minutes} minutes of clearance suffices, so an event concluding at {edge} is compatible with a "
+        "12:00 session; only calendar events require clearance, never absences or blocked periods.",
+    ),
+    "max_meetings_per_day": (
+        "Here every confirmed or tentative calendar block counts as a session, travel time, holds and personal "
+        "blocks included.",
+        "Session starts include any confirmed or tentative calendar block whatsoever, personal ones and holds too.",
+    ),
+    "max_consecutive_minutes": (
+        "Here every confirmed or tentative calendar block counts as a session, travel time, holds and personal "
+        "blocks included.",
+        "Chains include any confirmed or tentative calendar block whatsoever, personal ones and holds too.",
+    ),
+}
+RULE_NOTES_MORE = {
+    "working_hours": (
+        "The working week covers {days}; nothing is held outside it.",
+        "Sessions are booked on {days} alone.",
+        "Working days: {days}. Remaining days are closed to sessions.",
+        "Outside {days} no working day exists under this policy.",
+        "Only {days} qualify as working days.",
+        "Session days are {days}; any other day stays shut.",
+        "This policy operates {days}, with every other day closed.",
+        "Days open for sessions: {days}; all others are closed.",
+    ),
+    "buffer": (
+        "Clearance of exactly {minutes} minutes is acceptable (an event until {edge}, a session from 12:00); "
+        "it concerns calendar events only, not absences or blocked periods.",
+        "An attendee event ending at {edge} leaves a 12:00 session compliant; absences and blocked windows "
+        "carry no clearance.",
+        "Exact clearance passes: {edge} end, 12:00 start. Calendar events (confirmed or tentative) are the only "
+        "thing measured.",
+        "Clearance is checked against confirmed or tentative calendar events only, and an exact {minutes}-minute "
+        "gap (say {edge} to 12:00) complies.",
+        "A session at 12:00 after an event ending {edge} satisfies the clearance; absences and blocked periods "
+        "are not counted.",
+        "Exactly {minutes} minutes is enough clearance, e.g. {edge} then 12:00; blocked periods and absences "
+        "need none.",
+        "Only calendar events demand clearance, and reaching exactly {minutes} minutes (event ends {edge}, "
+        "session at 12:00) is fine.",
+        "Clearance may be exact: an event that concludes at {edge} permits a 12:00 session. Absence notices "
+        "and blocked windows need none.",
+    ),
+    "max_meetings_per_day": (
+        "Every confirmed or tentative calendar block is a session for this ceiling, travel time included.",
+        "Holds, travel time and personal blocks count as sessions here when confirmed or tentative.",
+        "The ceiling counts calendar blocks of every kind, if confirmed or tentative.",
+        "A session, for this quota, is any confirmed or tentative calendar block.",
+        "Count each confirmed or tentative calendar block that starts that day, whatever it is.",
+        "Personal blocks and holds are sessions too for this ceiling, when confirmed or tentative.",
+        "Confirmed or tentative calendar blocks of all kinds fill the quota.",
+        "The quota includes every calendar block that is confirmed or tentative, travel time included.",
+    ),
+    "max_consecutive_minutes": (
+        "Every confirmed or tentative calendar block is a session for this chain rule, travel time included.",
+        "Holds, travel time and personal blocks count as sessions here when confirmed or tentative.",
+        "Chains are made of calendar blocks of every kind, if confirmed or tentative.",
+        "A session, for this chain rule, is any confirmed or tentative calendar block.",
+        "Count each confirmed or tentative calendar block that touches or overlaps the chain, whatever it is.",
+        "Personal blocks and holds are sessions too for this chain rule, when confirmed or tentative.",
+        "Confirmed or tentative calendar blocks of all kinds form the chain.",
+        "The chain includes every calendar block that is confirmed or tentative, travel time included.",
+    ),
+}

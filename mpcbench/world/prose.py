@@ -199,6 +199,52 @@ RULE_PROSE = {
     ),
 }
 
+# What a rule counts, said after the rule's sentence in the handbook (levels 2-4): the conventions the
+# grader applies that the rule's sentence alone leaves open (docs/semantics.md, "What the agent is
+# told"). {days}: the policy's working days in words (working_days_text); {edge}: the latest end of
+# an event that still allows a 12:00 meeting under the buffer. Levels 2-3 draw from these; level 4
+# adds prose_level4.RULE_NOTES_MORE.
+RULE_NOTES = {
+    "working_hours": (
+        "Working days are {days}; no meeting is held on any other day.",
+        "This policy's working week is {days}; the other days are closed.",
+    ),
+    "buffer": (
+        "The gap runs from the end of an attendee's calendar event to the meeting's start, and from the "
+        "meeting's end to the next event: an event may end exactly {minutes} minutes before the start, so "
+        "one ending at {edge} still allows a 12:00 meeting. Out-of-office periods and banned times need no gap.",
+        "Exactly {minutes} minutes is enough: an event that ends at {edge} leaves room for a meeting at 12:00. "
+        "Only confirmed or tentative calendar events need the gap, not out-of-office periods or banned times.",
+    ),
+    "max_meetings_per_day": (
+        "Every confirmed or tentative calendar entry counts toward this cap, whatever it is: meetings, holds, "
+        "focus blocks, commutes and personal entries alike.",
+        "For this cap a meeting is any confirmed or tentative entry in the calendar, holds and personal "
+        "blocks included.",
+    ),
+    "max_consecutive_minutes": (
+        "Every confirmed or tentative calendar entry counts here, focus blocks, commutes and personal "
+        "entries included.",
+        "For this limit a meeting is any confirmed or tentative entry in the calendar, holds and personal "
+        "blocks included.",
+    ),
+}
+WEEKDAY_ABBREVIATIONS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+WEEK_WORDS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def working_days_text(days: list[str]) -> str:
+    """A policy's working days in words: "Monday to Friday", "Monday to Sunday (every day, weekends
+    included)", or a list ("Monday, Tuesday and Thursday")."""
+    index = sorted(WEEKDAY_ABBREVIATIONS.index(day) for day in days)
+    names = [WEEK_WORDS[i] for i in index]
+    if len(index) == 7:
+        return "Monday to Sunday (every day, weekends included)"
+    if len(index) >= 3 and index == list(range(index[0], index[-1] + 1)):
+        return f"{names[0]} to {names[-1]}"
+    return ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1]
+
+
 # Level 4 only: three more phrasings per rule kind (prose_level4.py adds five more, for ten);
 # levels 1-3 keep drawing from RULE_PROSE alone.
 RULE_PROSE_MORE = {

@@ -101,3 +101,61 @@ RULE_PROSE_MORE = {
         "Meetings joined end to end may last {minutes} minutes at most for each attendee.",
     ),
 }
+RULE_NOTES_MORE = {
+    "working_hours": (
+        "Meetings happen only on working days, which are {days}.",
+        "The working week here runs {days}, and nothing is booked outside it.",
+        "Only {days} count as working days under this policy.",
+        "A day outside {days} is not a working day: no meetings then.",
+        "We meet on working days only: {days}.",
+        "The policy's working days: {days}. Any other day is off.",
+        "Bookings fall on {days} only; the remaining days are closed.",
+        "The team works {days}; other days stay meeting-free.",
+    ),
+    "buffer": (
+        "An event may end exactly {minutes} minutes before the meeting starts (one ending at {edge} is fine for "
+        "12:00); the gap applies to calendar events only, not to out-of-office time or banned periods.",
+        "The margin is measured against confirmed or tentative calendar events alone, and touching its edge is "
+        "allowed: with an event ending at {edge}, a 12:00 start is still possible.",
+        "A gap of exactly {minutes} minutes is acceptable, e.g. an event ending at {edge} and a meeting at 12:00. "
+        "Out-of-office periods and banned windows need no margin.",
+        "Count the margin from calendar events only (confirmed or tentative): an event that ends at {edge} still "
+        "permits a noon start; absences and banned times need none.",
+        "If an attendee's event ends at {edge}, a 12:00 meeting keeps the required {minutes} minutes: exactly "
+        "that much is enough. The margin does not apply to absences or banned periods.",
+        "Exactly {minutes} minutes between an event and the meeting satisfies the rule (ending at {edge}, meeting "
+        "at 12:00 is fine). Only calendar events count, not out-of-office notes or bans.",
+        "The {minutes} minutes may be exact: an event finishing at {edge} allows a meeting from 12:00. Time off "
+        "and banned periods are not calendar events and need no margin.",
+        "Being exactly {minutes} minutes apart is allowed (an event until {edge}, then a meeting at 12:00); "
+        "the rule concerns calendar events, not out-of-office periods or bans.",
+    ),
+    "max_meetings_per_day": (
+        "Every calendar entry that is confirmed or tentative counts, whatever its title: holds, focus blocks, "
+        "commutes and personal time included.",
+        "Any confirmed or tentative entry in an attendee's calendar counts as a meeting for this cap.",
+        "The count takes in every confirmed or tentative calendar entry, personal ones and holds too.",
+        "Holds, focus time, commutes and personal blocks count toward the cap like any meeting, if they are "
+        "confirmed or tentative.",
+        "For the cap, count all of an attendee's confirmed or tentative calendar entries starting that day.",
+        "A calendar entry counts toward this cap whatever it is for, as long as it is confirmed or tentative.",
+        "The cap counts calendar entries of every kind (meetings, holds, personal blocks) that are confirmed "
+        "or tentative.",
+        "Personal entries, holds and focus blocks are counted too: any confirmed or tentative calendar entry is "
+        "a meeting for this rule.",
+    ),
+    "max_consecutive_minutes": (
+        "Every calendar entry that is confirmed or tentative is part of a run, whatever its title: holds, focus "
+        "blocks, commutes and personal time included.",
+        "Any confirmed or tentative entry in an attendee's calendar counts as meeting time for this limit.",
+        "The run takes in every confirmed or tentative calendar entry, personal ones and holds too.",
+        "Holds, focus time, commutes and personal blocks join a run like any meeting, if they are confirmed or "
+        "tentative.",
+        "For the limit, count all of an attendee's confirmed or tentative calendar entries that touch or overlap.",
+        "A calendar entry is part of a run whatever it is for, as long as it is confirmed or tentative.",
+        "Runs are made of calendar entries of every kind (meetings, holds, personal blocks) that are confirmed "
+        "or tentative.",
+        "Personal entries, holds and focus blocks count too: any confirmed or tentative calendar entry is "
+        "meeting time for this rule.",
+    ),
+}

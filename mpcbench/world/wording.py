@@ -81,6 +81,10 @@ def _pools() -> dict[str, Pool]:
     facts.update({f"rule:{kind}": (prose.RULE_PROSE[kind], prose.RULE_PROSE_MORE[kind] + prose_level4.RULE_PROSE_MORE[kind],
                                    ood_prose.RULE_PROSE[kind], ood_prose.RULE_PROSE_MORE[kind])
                   for kind in prose.RULE_PROSE})
+    # what a rule counts, said after its sentence (prose.RULE_NOTES)
+    facts.update({f"rule_note:{kind}": (prose.RULE_NOTES[kind], prose_level4.RULE_NOTES_MORE[kind],
+                                        ood_prose.RULE_NOTES[kind], ood_prose.RULE_NOTES_MORE[kind])
+                  for kind in prose.RULE_NOTES})
     for name, (public, public_more, ood, ood_more) in facts.items():
         found[name] = Pool(public, ood)
         found[f"{name}/l4"] = Pool(public + public_more, ood + ood_more)
