@@ -4,7 +4,7 @@
     .venv/bin/python bench/envs.py --db build/train.duckdb --rollouts 128 --json /tmp/envs.json
     .venv/bin/python bench/envs.py --smoke --db build/tiny.duckdb    # seconds: one repeat, few rollouts
 
-The policy reads the clock `--clock-calls` times (24: about eval's step budget of 30 in all), then
+The policy reads the clock `--clock-calls` times (24 by default), then
 plays the scripted solver (`harness.rollout.program_messages`, one tool call per reply, then its
 submission): its replies are computed before the clock starts, so what is timed
 is the environment's own cost, scoring included. Rollouts (episodes) per second and milliseconds

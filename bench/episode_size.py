@@ -14,9 +14,10 @@ and tokens at 4 characters a token (an estimate; a model's tokenizer gives its o
 the harness's wall time per episode with a server that answers at once.
 
 At level 4 the scripted agent is handed the hidden facts that the prose states, so its reading
-there is a floor: a model must read the prose as well. Read one call a reply, it takes more model
-calls at level 4 than `--max-steps`' default of 30 (the replay runs with 200): a model gets there
-by parallel tool calls, several in one reply.
+there is a floor: a model must read the prose as well. The replay runs at `--max-steps`' default
+(80, `episode.engine.DEFAULT_MAX_STEPS`): read one call a reply, the reading and the submission
+fit it at every level (52 model calls at most, at level 4), and the replay's exact match on every
+instance shows it.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 from fake_openai import FakeOpenAI, RecordedRequest, reply_tool_calls  # noqa: E402
 
 CHARS_PER_TOKEN = 4
-MAX_STEPS = 200     # the scripted agent's reading, one call a reply, passes the default 30 at level 4
 
 
 def eval_run(db: Path, out: Path, instances: int | None, *options: str) -> float:
@@ -91,8 +91,7 @@ def main() -> None:
         replay = ScriptedReplay(args.db, calls)
         with FakeOpenAI(replay) as srv:
             wall = eval_run(args.db, Path(tmp) / "model", args.instances, "--agent", "openai", "--model",
-                            "scripted-replay", "--base-url", srv.base_url, "--concurrency", "1",
-                            "--max-steps", str(MAX_STEPS))
+                            "scripted-replay", "--base-url", srv.base_url, "--concurrency", "1")
         runs = pl.read_parquet(Path(tmp) / "model" / "runs.parquet")
     assert runs["exact_match"].all(), "the replay did not answer as the scripted agent did"
     sizes = pl.DataFrame(replay.sizes, schema=["instance_id", "chars"], orient="row")

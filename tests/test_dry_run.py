@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from evalkit import GoldModel
 from fake_openai import FakeOpenAI
 from mpcbench.cli import app
+from mpcbench.episode.engine import DEFAULT_MAX_STEPS
 
 runner = CliRunner()
 
@@ -66,7 +67,7 @@ def test_like_takes_the_steps_and_tokens_of_an_earlier_run(db_path, tmp_path, mo
         row = rows[s["level"]]
         assert float(row[4]) == 2.0 and int(row[5].replace(",", "")) == round(s["mean_prompt_tokens"])
         assert row[7] != "n/a"   # gpt-4o-mini has a price
-    assert float(rows[3][4]) == 30.0   # no level 3 in the earlier run: every step of --max-steps
+    assert float(rows[3][4]) == DEFAULT_MAX_STEPS   # no level 3 in the earlier run: every step of --max-steps
     assert "no episode at level(s) 3" in dry.output
 
 

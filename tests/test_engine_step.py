@@ -1,18 +1,29 @@
 """`Episode.step`, as a driver from outside uses it (MCP and the training environments do): one
 reply in, the messages the episode answers with and whether it is over out; the budget, the end
-of a turn, feedback and `finish()` in the one place, and the journal record saying how it ended."""
+of a turn, feedback and `finish()` in the one place, and the journal record saying how it ended.
+The default budget (`DEFAULT_MAX_STEPS`) is every surface's, and enough for a model that makes one
+tool call a reply to read what the scripted reference reads."""
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 
 import pytest
+import typer.main
 
 from evalkit import submission
+from mpcbench.agents.offline import ScriptedAgent
+from mpcbench.cli import app
 from mpcbench.episode.codecs import NativeCodec
-from mpcbench.episode.engine import Episode, Reply
+from mpcbench.episode.contract import EndReason
+from mpcbench.episode.engine import DEFAULT_MAX_STEPS, Episode, Reply, play
 from mpcbench.episode.environment import Environment
+from mpcbench.grading.scoring import quick_score
+from mpcbench.harness.config import EvalConfig
+from mpcbench.harness.prompt_sizes import first_request
+from mpcbench.harness.rollout import Rollout, RolloutPool, program_messages
 
 INSTANCE = "L1-0001"
 
@@ -100,3 +111,48 @@ def test_an_answer_on_the_last_step_stands_without_feedback(env):
     assert step.done and feedback.asked == 0
     record = record_of(episode)
     assert record["turns"] == 1 and record["answers"][0]["candidates"][0]["start"] == "2026-01-01T00:00"
+
+
+class OneCallAReply:
+    """A model that makes one tool call a reply (as most open models do): the scripted reference's
+    calls of the instance, each its own reply, then its submission (`program_messages`)."""
+    name = "one-call-a-reply"
+
+    def __init__(self, replies: list[dict]):
+        self.replies = iter(replies)
+
+    async def reply(self, view):
+        return Reply(next(self.replies))
+
+
+def test_one_call_a_reply_reads_what_the_scripted_reference_reads_within_the_default_budget(con, golds):
+    level4 = [i for (i,) in con.execute("select instance_id from instances where level = 4 order by position").fetchall()]
+    assert level4
+    longest: tuple[str, list[dict]] = ("", [])
+    for instance_id in level4:
+        replies = program_messages(con, ScriptedAgent(), instance_id, batch=False)
+        assert all(len(m["tool_calls"]) == 1 for m in replies) and len(replies) > 1
+        with Environment(con, instance_id) as env:
+            out = asyncio.run(play(OneCallAReply(replies), env)).out   # the default max_steps
+        assert (out.end, out.steps, out.error) == (EndReason.ANSWERED, len(replies), None), instance_id
+        assert quick_score(4, out.answer, golds[instance_id]).f1 == 1.0, instance_id
+        longest = max(longest, (instance_id, replies), key=lambda x: len(x[1]))
+    instance_id, replies = longest   # the check has teeth: one reply fewer, and the budget ends it first
+    with Environment(con, instance_id) as env:
+        out = asyncio.run(play(OneCallAReply(replies), env, max_steps=len(replies) - 1)).out
+    assert out.end == EndReason.STEP_BUDGET and quick_score(4, out.answer, golds[instance_id]).f1 == 0.0
+
+
+def test_every_surface_defaults_to_the_engines_step_budget():
+    """One default budget: eval (EvalConfig and --max-steps), `mpcbench mcp` and `mpcbench
+    serve-env`, the rollout pool (the training environments), the engine itself and the prompt
+    sizes; the Inspect task and the verifiers taskset are checked by their own tests."""
+    def default(function):
+        return inspect.signature(function).parameters["max_steps"].default
+
+    commands = typer.main.get_command(app).commands
+    options = {name: {p.name: p.default for p in commands[name].params}["max_steps"]
+               for name in ("eval", "mcp", "serve-env")}
+    assert options == dict.fromkeys(("eval", "mcp", "serve-env"), DEFAULT_MAX_STEPS)
+    assert EvalConfig().max_steps == DEFAULT_MAX_STEPS
+    assert [default(f) for f in (Episode, play, Rollout, RolloutPool, first_request)] == [DEFAULT_MAX_STEPS] * 5

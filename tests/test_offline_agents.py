@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from mpcbench.agents import baselines, make_agent, scripted
-from mpcbench.episode.engine import play
+from mpcbench.episode.engine import DEFAULT_MAX_STEPS, play
 from mpcbench.episode.environment import Environment
 from mpcbench.grading.scoring import score_keys
 from offline_runner import run_offline, summarize
@@ -47,6 +47,17 @@ def test_scripted_agent_needs_more_steps_at_higher_levels(scripted_rows):
     steps = {s["level"]: s["tool_calls"] for s in summarize(scripted_rows)}
     assert steps[1] < steps[2] < steps[3] < steps[4]
     assert steps[3] >= 5  # the matrix: level 3 needs 5+ retrieval steps
+
+
+def test_the_default_step_budget_is_half_again_the_scripted_references_largest_reading(scripted_rows):
+    """A model that makes one tool call a reply needs the reference's calls and its submission;
+    the default budget leaves it half as many again at every level (docs/evaluating.md)."""
+    largest: dict[int, int] = {}
+    for row in scripted_rows:
+        largest[row["level"]] = max(largest.get(row["level"], 0), row["tool_calls"])
+    assert set(largest) == {1, 2, 3, 4}
+    short = {level: calls for level, calls in largest.items() if DEFAULT_MAX_STEPS < 1.5 * calls}
+    assert short == {}, f"the default budget {DEFAULT_MAX_STEPS} is under 1.5x the reference's calls {largest}"
 
 
 class NarrowEnvironment:

@@ -30,6 +30,7 @@ from fake_openai import FakeOpenAI, RecordedRequest, reply_tool_calls
 from mpcbench.agents import make_agent
 from mpcbench.cli import app
 from mpcbench.episode.codecs import NativeCodec
+from mpcbench.episode.engine import DEFAULT_MAX_STEPS
 from mpcbench.episode.environment import Environment
 from mpcbench.grading.privacy import PRIVACY_COLUMNS
 from mpcbench.harness.config import EvalConfig
@@ -134,7 +135,7 @@ def test_the_prompt_tools_and_texts_are_evals(pool, db_path):
         rollout = pool.open(instance_id)
         with Environment(pool.con.cursor(), instance_id) as env:
             codec = NativeCodec()
-            assert rollout.messages == codec.opening(env, max_steps=30, max_proposals=1)
+            assert rollout.messages == codec.opening(env, max_steps=DEFAULT_MAX_STEPS, max_proposals=1)
             assert rollout.tools == codec.request(env)["tools"]
         back = asyncio.run(rollout.reply({"role": "assistant", "content": None, "tool_calls": [
             {"id": "c1", "type": "function", "function": {"name": "get_current_time", "arguments": "{}"}},

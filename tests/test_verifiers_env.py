@@ -133,6 +133,13 @@ def test_shortcut_agents_earn_no_more_than_calendar_only_through_verifiers(db_pa
     assert means["spray"] <= means["calendar-only"] and means["prober"] <= means["calendar-only"], means
 
 
+def test_the_tasksets_step_budget_is_the_engines():
+    from mpcbench.episode.engine import DEFAULT_MAX_STEPS
+    from mpcbench.integrations.verifiers_env import MPCBenchConfig
+
+    assert MPCBenchConfig().max_steps == DEFAULT_MAX_STEPS
+
+
 def test_bad_options_are_one_line_errors(db_path):
     from pydantic import ValidationError
 

@@ -3,7 +3,7 @@ engine (`episode.engine`).
 
     client = ChatClient(EndpointConfig(model="gpt-4o-mini"))
     policy = ChatPolicy(client, AgentOptions(temperature=0.0))
-    await Episode(env, policy, codec_for("native"), max_steps=30).play()
+    await Episode(env, policy, codec_for("native")).play()     # max_steps: DEFAULT_MAX_STEPS
 
 Each reply is one request: the conversation so far, the codec's fields (the tools with
 `submit_candidates` under the native protocol, MINT's stop words under `--protocol mint`) and

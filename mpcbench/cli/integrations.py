@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from ..episode.engine import DEFAULT_MAX_STEPS
 from ..harness.config import EvalConfig
 from ..harness.rollout import RolloutPool
 from ..harness.session import open_external_run
@@ -27,7 +28,7 @@ def mcp_command(
                                                   "already there is continued.")] = None,
     model: Annotated[str | None, typer.Option(help="A label for the agent's model in runs.parquet.")] = None,
     max_steps: Annotated[int, typer.Option(min=1, help="Tool calls per instance, as eval's --max-steps: the last "
-                                                       "one ends the instance.")] = 30,
+                                                       "one ends the instance.")] = DEFAULT_MAX_STEPS,
     port: Annotated[int | None, typer.Option(min=1, max=65535, help="Serve streamable HTTP on this port "
                                                                      "(http://HOST:PORT/mcp) instead of stdio.")] = None,
     host: Annotated[str, typer.Option(help="With --port: the address to listen on.")] = "127.0.0.1",
@@ -68,7 +69,8 @@ def serve_env_command(
     port: Annotated[int, typer.Option(min=1, max=65535, help="The port to listen on.")] = 8000,
     host: Annotated[str, typer.Option(help="The address to listen on.")] = "127.0.0.1",
     max_sessions: Annotated[int, typer.Option(min=1, help="Sessions (episodes) side by side.")] = 64,
-    max_steps: Annotated[int, typer.Option(min=1, help="Model replies per episode, as eval's --max-steps.")] = 30,
+    max_steps: Annotated[int, typer.Option(min=1, help="Model replies per episode, as eval's "
+                                                       "--max-steps.")] = DEFAULT_MAX_STEPS,
     privacy_instructions: Annotated[str, typer.Option(help="on: the system prompt states the privacy norm.")] = "off",
     privacy_metrics: Annotated[bool, typer.Option(help="The privacy track's figures among the metrics.")] = False,
     db_path: DbOption = db.DEFAULT_DB,

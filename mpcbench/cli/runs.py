@@ -154,7 +154,10 @@ def eval_command(
     temperature: Annotated[float | None, typer.Option(
         help="Sampling temperature (sent as given).")] = DEFAULT.temperature,
     seed: Annotated[int | None, typer.Option(help="Seed sent to the model (and the random agent).")] = DEFAULT.seed,
-    max_steps: Annotated[int, typer.Option(min=1, help="Model calls per episode.")] = DEFAULT.max_steps,
+    max_steps: Annotated[int, typer.Option(
+        min=1, help="Model calls per episode, all turns together. The default lets a model that makes one "
+                    "tool call per model call read 1.5x what the scripted reference reads, at every level "
+                    "(docs/evaluating.md).")] = DEFAULT.max_steps,
     timeout_s: Annotated[float, typer.Option(
         "--timeout", min=0.01, help="Seconds per model call before it is retried.")] = DEFAULT.timeout_s,
     max_retries: Annotated[int, typer.Option(

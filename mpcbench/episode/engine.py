@@ -1,8 +1,7 @@
 """The episode engine: one episode, played the one way every agent path plays it.
 
     env = Environment(con, "L2-0007", CodeMode())
-    episode = Episode(env, ChatPolicy(client, options), codec_for("mint"), max_steps=30, max_turns=3,
-                      feedback=giver)
+    episode = Episode(env, ChatPolicy(client, options), codec_for("mint"), max_turns=3, feedback=giver)
     await episode.play()                 # never raises for what goes wrong inside the episode
     record = episode.record(trial=1, agent="openai", model="gpt-4o-mini", latency_s=12.3)
 
@@ -24,7 +23,8 @@ Who does what:
 - a **codec** (`episode.codecs`) writes the conversation as messages and reads a reply into
   actions: OpenAI tool calling, or MINT's `<execute>`/`<solution>` text;
 - the **engine** runs the actions (tool calls through the environment, submissions through
-  `submit`), keeps the step budget (at most `max_steps` replies, all turns together), ends a
+  `submit`), keeps the step budget (at most `max_steps` replies, all turns together;
+  `DEFAULT_MAX_STEPS` unless the caller says otherwise), ends a
   turn at an answer, gives feedback between turns (at most `max_turns` answers), and writes the
   journal record (`episode.record`). `Episode.step` is all of that for one reply; `play` asks the
   policy for replies and steps until the episode is over.
@@ -63,6 +63,14 @@ from .tools import HiddenFacts
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs  # typing.TypeIs is Python 3.13+; only annotations use it
+
+# The step budget of every surface (eval's --max-steps, `mpcbench mcp`, `mpcbench serve-env`, the
+# verifiers taskset, the Inspect task, the rollout pool): model replies per episode. A model that
+# makes one tool call a reply needs a reply per tool call the scripted reference makes (at most
+# 51-53 at level 4 of the default build) and one for its submission; the budget is at least 1.5x
+# the reference's largest count at every level (docs/evaluating.md, "The step budget", has the
+# counts; tests/test_offline_agents.py checks the margin).
+DEFAULT_MAX_STEPS = 80
 
 
 @dataclass
@@ -143,8 +151,8 @@ class Episode:
     each reply; a driver whose replies arrive from outside (MCP, the training environments) gives
     them to `step()` itself and calls `finish()` when it stops before the episode is over."""
 
-    def __init__(self, env: Environment, policy: Policy, codec: Codec, *, max_steps: int = 30, max_turns: int = 1,
-                 feedback: Feedback | None = None, hidden: HiddenFacts | None = None):
+    def __init__(self, env: Environment, policy: Policy, codec: Codec, *, max_steps: int = DEFAULT_MAX_STEPS,
+                 max_turns: int = 1, feedback: Feedback | None = None, hidden: HiddenFacts | None = None):
         self.env, self.policy, self.codec = env, policy, codec
         self.max_steps, self.max_turns, self.feedback, self.hidden = max_steps, max_turns, feedback, hidden
         self.out = AgentOutput(answer=None, turns=1,
@@ -291,8 +299,9 @@ class Episode:
                               prompt_rows=self.env.prompt_rows)
 
 
-async def play(agent: Policy | Program, env: Environment, *, protocol: str = "native", max_steps: int = 30,
-               max_turns: int = 1, feedback: Feedback | None = None, hidden: HiddenFacts | None = None) -> Episode:
+async def play(agent: Policy | Program, env: Environment, *, protocol: str = "native",
+               max_steps: int = DEFAULT_MAX_STEPS, max_turns: int = 1, feedback: Feedback | None = None,
+               hidden: HiddenFacts | None = None) -> Episode:
     """Play one episode of a policy (or a program) on an open environment; the played episode."""
     policy: Policy = agent if is_policy(agent) else ProgramPolicy(agent)
     episode = Episode(env, policy, codec_for(protocol), max_steps=max_steps, max_turns=max_turns, feedback=feedback,

@@ -2,7 +2,7 @@
 
     system_prompt(2)                                     # native protocol, tools mode
     system_prompt(4, mode="context")                     # no tool named: the sources are in the request
-    mint_system_prompt(2, functions, code=True, steps=30, proposals=3)   # MINT's protocol
+    mint_system_prompt(2, functions, code=True, steps=80, proposals=3)   # MINT's protocol
 
 The scheduling rules come from the constraint-kind registry (`mpcbench.kinds`) and are the same
 on every path; what differs is how the agent reads the sources (tools, Python functions, or the

@@ -14,6 +14,7 @@ from pathlib import Path
 from ..agents.openai_agent import TOOL_CHOICES, AgentOptions
 from ..agents import OFFLINE_AGENTS
 from ..episode.codecs import CODECS
+from ..episode.engine import DEFAULT_MAX_STEPS
 from ..episode.modes import MODES
 from ..errors import UserError
 from ..sources import LEVELS
@@ -100,7 +101,7 @@ class EvalConfig:
     api_key_env: str = "OPENAI_API_KEY"     # the variable's name, never its value
     temperature: float | None = AgentOptions.temperature
     seed: int | None = AgentOptions.seed    # trial t sends seed + t - 1
-    max_steps: int = 30
+    max_steps: int = DEFAULT_MAX_STEPS      # model replies per episode (episode.engine says why 80)
     timeout_s: float = 60.0
     max_retries: int = 5
     backoff_base_s: float = 1.0

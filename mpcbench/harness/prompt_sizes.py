@@ -22,6 +22,7 @@ import duckdb
 
 from ..agents.openai_agent import AgentOptions
 from ..episode.codecs import codec_for
+from ..episode.engine import DEFAULT_MAX_STEPS
 from ..episode.environment import Environment
 from ..episode.modes import MODES, make_mode
 from ..sources import LEVELS
@@ -36,8 +37,8 @@ def compact(value: object) -> str:
 
 
 def first_request(con: duckdb.DuckDBPyConnection, instance_id: str, *, mode: str = "tools",
-                  protocol: str = "native", max_steps: int = 30, max_turns: int = 1, privacy: bool = False,
-                  options: AgentOptions | None = None) -> dict:
+                  protocol: str = "native", max_steps: int = DEFAULT_MAX_STEPS, max_turns: int = 1,
+                  privacy: bool = False, options: AgentOptions | None = None) -> dict:
     """The first request an `openai` run sends for the instance (the model's name aside)."""
     env = Environment(con, instance_id, make_mode(mode))
     try:

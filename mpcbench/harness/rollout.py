@@ -41,7 +41,7 @@ import duckdb
 
 from ..episode.answers import SUBMIT_TOOL_NAME
 from ..episode.codecs import NativeCodec, tool_call, tool_call_message
-from ..episode.engine import Episode, Reply, View
+from ..episode.engine import DEFAULT_MAX_STEPS, Episode, Reply, View
 from ..episode.environment import Environment
 from ..episode.modes import make_mode
 from ..episode.tools import HiddenFacts
@@ -82,7 +82,7 @@ class Rollout:
     """One episode of the engine whose replies arrive from outside (see the module docstring)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, instance_id: str, *, mode: str = "tools",
-                 max_steps: int = 30, privacy_instructions: str = "off"):
+                 max_steps: int = DEFAULT_MAX_STEPS, privacy_instructions: str = "off"):
         self.cursor = con.cursor()        # this rollout's own: rollouts run side by side
         try:
             self.env = Environment(self.cursor, instance_id, make_mode(mode))
@@ -157,9 +157,9 @@ class RolloutPool:
     are kept, so scoring a rollout costs milliseconds). Thread-safe: rollouts and scoring may run
     side by side."""
 
-    def __init__(self, db_path: str | Path = db.DEFAULT_DB, *, mode: str = "tools", max_steps: int = 30,
-                 privacy_instructions: str = "off", weights: dict[str, float] | None = None,
-                 privacy_metrics: bool = False):
+    def __init__(self, db_path: str | Path = db.DEFAULT_DB, *, mode: str = "tools",
+                 max_steps: int = DEFAULT_MAX_STEPS, privacy_instructions: str = "off",
+                 weights: dict[str, float] | None = None, privacy_metrics: bool = False):
         if not Path(db_path).exists():
             raise UserError(f"{db_path} does not exist; run `mpcbench build` first (or pass db=PATH)")
         if privacy_instructions not in ("on", "off"):

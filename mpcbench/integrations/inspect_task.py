@@ -38,7 +38,7 @@ from openai.types.chat import ChatCompletionMessageParam
 # absolute imports: `inspect eval <this file>` loads it as a file, outside the package
 from mpcbench.episode.answers import answer_arguments
 from mpcbench.episode.codecs import NativeCodec
-from mpcbench.episode.engine import Episode, Reply, View
+from mpcbench.episode.engine import DEFAULT_MAX_STEPS, Episode, Reply, View
 from mpcbench.episode.environment import Environment
 from mpcbench.errors import InfrastructureError, UserError
 from mpcbench.grading.scoring import Grader, gold_keys
@@ -106,7 +106,7 @@ class InspectPolicy:
 
 
 @solver
-def tool_loop(db_path: str, max_steps: int = 30, privacy_instructions: bool = False):
+def tool_loop(db_path: str, max_steps: int = DEFAULT_MAX_STEPS, privacy_instructions: bool = False):
     """The episode engine, with Inspect's model as the policy (`privacy_instructions`: the system
     prompt states the privacy norm)."""
 
@@ -148,7 +148,7 @@ def oracle(db_path: str):
 
 @task
 def scheduling(level: int = 1, db: str = str(db.DEFAULT_DB), instances: int | None = None,
-               max_steps: int = 30, privacy_instructions: str = "off") -> Task:
+               max_steps: int = DEFAULT_MAX_STEPS, privacy_instructions: str = "off") -> Task:
     """MPCBench at one level: propose the N earliest meeting times that break no constraint."""
     level, instances = int(level), None if instances is None else int(instances)
     if level not in LEVELS:

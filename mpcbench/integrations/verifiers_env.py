@@ -38,6 +38,7 @@ from openai import AsyncOpenAI
 from pydantic import Field
 from verifiers.v1.envs.single_agent import SingleAgentEnvConfig
 
+from mpcbench.episode.engine import DEFAULT_MAX_STEPS
 from mpcbench.episode.prompts import system_prompt
 from mpcbench.errors import UserError
 from mpcbench.harness.rollout import RolloutPool
@@ -60,7 +61,7 @@ class MPCBenchConfig(vf.TasksetConfig):
     """Each level's first N instances (default: all)."""
     mode: Literal["tools", "context", "code"] = "tools"
     """As eval's --mode."""
-    max_steps: int = Field(30, ge=1)
+    max_steps: int = Field(DEFAULT_MAX_STEPS, ge=1)
     """Model replies per episode, as eval's --max-steps."""
     privacy_instructions: Literal["on", "off"] = "off"
     """on: the system prompt states the privacy norm (eval's --privacy-instructions)."""
