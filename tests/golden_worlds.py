@@ -38,8 +38,9 @@ def policy(policy_id, *rules):
                       for kind, params in rules]}
 
 
-def hours(start="09:00", end="11:00"):
-    return ("working_hours", {"start": start, "end": end})
+def hours(start="09:00", end="11:00", days=("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")):
+    """Working hours; every day a working day unless `days` says otherwise."""
+    return ("working_hours", {"start": start, "end": end, "days": list(days)})
 
 
 def message(message_id, ts, *tags, author_id="p1"):
@@ -176,6 +177,15 @@ CASES = [
     Case("working_hours_end_inclusive",
          policies=[policy("POL-A", hours("09:00", "10:00"))], duration_min=60,
          expected=starts("09:00")),
+    # A policy's working days: the weekend before a Monday is closed under Mon-Fri.
+    Case("working_days_close_the_weekend",
+         policies=[policy("POL-A", hours(days=("Mon", "Tue", "Wed", "Thu", "Fri")))],
+         window=("2026-02-28", DAY),
+         expected=starts("09:00", "09:15", "09:30", "09:45", "10:00", "10:15", "10:30")),
+    # Nothing starts before the request was sent, even with no minimum notice: now 09:20.
+    Case("nothing_before_now",
+         now=at("09:20"),
+         expected=starts("09:30", "09:45", "10:00", "10:15", "10:30")),
     # Tentative blocks, cancelled does not, a non-participant's event is irrelevant.
     Case("tentative_blocks_cancelled_not",
          events=[event("e1", "p1", "09:00", "09:30", "tentative"),

@@ -108,6 +108,8 @@ def is_feasible_start(world, instance, scenario, start, end, events, rules, tags
     participants = set(req["participants"])
     day = start.date()
     nearby_days = (day - dt.timedelta(days=1), day, day + dt.timedelta(days=1))
+    if start < when(instance["now"]):   # the frame: nothing starts before the request was sent
+        return False
     for rule in rules:
         kind, p = rule["type"], rule["params"]
         if kind == "working_hours":

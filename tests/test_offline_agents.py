@@ -43,6 +43,14 @@ def test_scripted_agent_gets_exact_match_on_every_instance(scripted_rows):
     assert all(by_level[level]["f1"] == 1.0 and by_level[level]["em"] == 1.0 for level in (1, 2, 3, 4))
 
 
+def test_the_everyday_reader_gets_exact_match_on_every_instance(con):
+    """Reading as a person would wherever no source settles a convention changes no answer:
+    every rule the grader applies is stated (tests/test_conventions.py)."""
+    rows = run_offline(con, "everyday")
+    assert {r["level"] for r in rows} == {1, 2, 3, 4}
+    assert [(r["instance_id"], r["error"], r["f1"]) for r in rows if not r["exact_match"]] == []
+
+
 def test_scripted_agent_needs_more_steps_at_higher_levels(scripted_rows):
     steps = {s["level"]: s["tool_calls"] for s in summarize(scripted_rows)}
     assert steps[1] < steps[2] < steps[3] < steps[4]

@@ -124,6 +124,11 @@ def test_the_scripted_solver_is_exact_on_ood(ood):
     assert len(found) == len(LEVELS) * INSTANCES and all(r["exact_match"] for r in found)
 
 
+def test_the_everyday_reader_is_exact_on_ood(ood):
+    found = run_offline(ood, "everyday")
+    assert {r["level"] for r in found} == set(LEVELS) and all(r["exact_match"] for r in found)
+
+
 def test_ood_exports_and_imports_like_any_build(ood, tmp_path):
     export_dataset(ood, tmp_path / "dataset")
     report = import_dataset(tmp_path / "dataset", tmp_path / "imported.duckdb")

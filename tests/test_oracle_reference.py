@@ -79,7 +79,9 @@ def policies(draw, policy_id):
     else:
         wh_start = draw(st.integers(6 * 60, 11 * 60))
         wh_end = draw(st.integers(14 * 60, 20 * 60))
-    rules = [("working_hours", {"start": hhmm(wh_start), "end": hhmm(wh_end)})]
+    days = draw(st.lists(st.sampled_from(WEEKDAYS), min_size=1, max_size=7, unique=True)
+                | st.sampled_from([list(WEEKDAYS[:5]), list(WEEKDAYS)]))   # any working week, or the usual ones
+    rules = [("working_hours", {"start": hhmm(wh_start), "end": hhmm(wh_end), "days": days})]
     if draw(sometimes):
         b_start = draw(st.integers(0, 1400) | st.integers(540, 960))
         rules.append(("blackout", {"start": hhmm(b_start),

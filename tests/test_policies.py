@@ -61,11 +61,23 @@ def test_drawn_rules_stay_in_the_configured_ranges_and_pass_the_registry():
                 assert minutes(params["blackout"]["end"]) < minutes(hours["end"])
             if "buffer" in params:
                 assert params["buffer"]["minutes"] in (5, 10, 15)
-            if "no_meeting_weekdays" in params:
+            assert hours["days"] in (WEEK[:5], WEEK[:6], WEEK)   # Mon-Fri, Mon-Sat or every day
+            if "no_meeting_weekdays" in params:   # one working weekday kept free
                 days = params["no_meeting_weekdays"]["weekdays"]
-                assert len(days) == 3 and days[-2:] == ["Sat", "Sun"]
+                assert len(days) == 1 and days[0] in WEEK[:5]
             if "max_consecutive_minutes" in params:
                 assert 90 <= params["max_consecutive_minutes"]["minutes"] <= 150
+
+
+WEEK = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+
+def test_working_weeks_are_drawn_in_about_their_shares():
+    table = load_world_config(world_config_path(1)).policy_distribution
+    weeks = [len(r["params"]["days"]) for world in drawn() for p in world for r in p["rules"] if r["type"] == "working_hours"]
+    for run, share in table["working_hours"]["days"].items():
+        length = WEEK.index(run.split("-")[1]) + 1
+        assert share - 0.08 <= weeks.count(length) / len(weeks) <= share + 0.08, (run, weeks.count(length) / len(weeks))
 
 
 def test_each_kind_is_drawn_in_about_its_share_of_policies():

@@ -1,5 +1,5 @@
 """The prompt budget: every (level, mode, protocol)'s system message and tool schemas together are
-at most 12,000 characters, and docs/mint.md's table of first-request sizes is what the code gives;
+at most 12,500 characters, and docs/mint.md's table of first-request sizes is what the code gives;
 MINT's worked example is shown at MINT's scale (a few cells, observations cut, the cut said)."""
 
 from __future__ import annotations

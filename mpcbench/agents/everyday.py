@@ -38,6 +38,7 @@ SAYS_EVERY_ENTRY_COUNTS = re.compile(
 
 def reading_of(told: str) -> Reading:
     """The everyday reading, corrected by what `told` (every text the agent was shown) states."""
+    told = " ".join(told.split())
     return Reading(default_days=WORKING_WEEK,
                    buffer_edge_inclusive=not SAYS_EDGE_IS_OPEN.search(told),
                    buffer_all_commitments=not SAYS_BUFFER_IS_FOR_EVENTS.search(told),

@@ -359,6 +359,9 @@ def _near(start: dt.datetime, end: dt.datetime, margin: dt.timedelta, span: tupl
 
 
 def is_feasible(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) -> bool:
+    assert task.now is not None  # check_task
+    if start < task.now:   # nothing is booked in the past
+        return False
     day = start.date()
     every_busy = [span for spans in src.busy.values() for span in spans]
     counted = src.meetings if src.reading.meetings_only else src.busy
@@ -382,7 +385,6 @@ def is_feasible(task: Task, src: Sources, start: dt.datetime, end: dt.datetime) 
             if WEEKDAYS[day.weekday()] in p["weekdays"]:
                 return False
         elif kind == "min_notice":
-            assert task.now is not None  # check_task
             if start < task.now + dt.timedelta(hours=int(p["hours"])):
                 return False
         elif kind == "max_meetings_per_day":

@@ -43,23 +43,22 @@ internal sources {reads}, and you give your answer {answers}.
 How scheduling works here:
 - Times are local wall-clock times written YYYY-MM-DDTHH:MM (no seconds, no time zone).
   Intervals are half-open [start, end): a meeting may start exactly when another one ends.
-- A candidate starts on the 15-minute grid (minute 00, 15, 30 or 45) on a day of the requested
-  window (both end days included) and lasts the meeting's duration.
+- A candidate starts on the 15-minute grid (minute 00, 15, 30 or 45) on a working day of the
+  requested window (both end days included), not before the request was sent, and lasts the
+  meeting's duration.
 - Every constraint below is hard: a candidate that breaks one is invalid."""
 
 _REQUIREMENTS = """
 - The request may leave the participants, duration, number of options, policy, room needs and
   tie-break rule to the project's threads: when messages disagree, the latest message wins.
-- Rooms: a room fits if its capacity holds every participant and any stated minimum, it has
-  every required feature, it is in the required building (if any), and none of its bookings
-  overlaps the meeting. Each candidate takes the fitting free room with the lowest room_id, or,
+- Rooms: a room fits if it seats every participant and any stated minimum, has every required
+  feature, is in the required building (if any) and has no booking overlapping the meeting. Each candidate takes the fitting free room with the lowest room_id, or,
   when the tie-break rule is capacity, the smallest capacity and then the lowest room_id. A
   start with no fitting free room is invalid."""
 
 _LEVEL4 = (
     "- Time zones: the {shown}' times and your answer are in the organiser's zone (the request names it); "
-    "{hours} gives each participant's home zone and hours: convert the meeting to their clock to check "
-    "them.",
+    "{hours} gives each participant's zone and hours, on their own clock.",
     "- Recurring events: {series} gives each weekly series once (first occurrence, days between "
     "occurrences, how many, and the cancelled or moved ones); every occurrence blocks like an event "
     "({events} has only the single events).",

@@ -27,7 +27,7 @@ from ..episode.environment import Environment
 from ..episode.modes import MODES, make_mode
 from ..sources import LEVELS
 
-PROMPT_BUDGET = 12_000
+PROMPT_BUDGET = 12_500
 PROTOCOLS = ("native", "mint")
 
 

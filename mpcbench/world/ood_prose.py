@@ -155,7 +155,7 @@ RULE_PROSE_MORE = {
         "Off-limits window, every day: {start} to {end} ({label}).",
         "Sessions cannot intersect the daily {start}–{end} slot reserved for {label}.",
         "Guarded time for {label} runs {start}–{end} daily; no session may overlap it.",
-        "Between {start} and {end} each day sits {label}, untouched by sessions.",
+        "Between {start} and {end} each day sits {label}, with no session overlapping it.",
         "Daily exclusion: {start} to {end}, kept for {label}.",
         "Sessions keep out of {start}–{end}, the daily slot for {label}.",
         "Sessions never encroach on {start}–{end} ({label}), whatever the day.",

@@ -173,7 +173,7 @@ RULE_PROSE = {
     ),
     "blackout": (   # {label}: what the window is for, by its time of day (policies.blackout_label)
         "The daily window from {start} to {end} is protected ({label}); no meeting may overlap it.",
-        "Every day, {start}–{end} is kept free of meetings for {label}. A meeting that touches that window must move.",
+        "Every day, {start}–{end} is kept free of meetings for {label}. A meeting that overlaps that window must move (one may end as it starts).",
     ),
     "buffer": (
         "Leave at least {minutes} minutes free before and after every meeting, measured against each attendee's other commitments.",

@@ -6,9 +6,9 @@ in ood_prose.py; world/wording.py puts each family's public and ood pools side b
 from __future__ import annotations
 
 BAN_TEXT_MORE = (
-    "Can we leave {day} {start}–{end} alone? That slot goes to {reason}. {tag}",
+    "Leave {day} {start}–{end} alone: no meeting of ours may overlap it, the slot goes to {reason}. {tag}",
     "Nothing for this project may be booked on {day} between {start} and {end} ({reason}). {tag}",
-    "Avoid {start} to {end} on {day}, please: {reason}. {tag}",
+    "Our meeting must avoid {start} to {end} on {day}: {reason}. {tag}",
     "Reminder that {day} from {start} until {end} is unavailable to us because of {reason}. {tag}",
 )
 OOO_TEXT_MORE = (
@@ -61,7 +61,7 @@ RULE_PROSE_MORE = {
     "blackout": (
         "{start} to {end} every day is set aside for {label}; meetings must not overlap it.",
         "Daily, the time between {start} and {end} is off-limits for meetings ({label}).",
-        "A meeting may not touch {start}–{end} on any day, which is kept for {label}.",
+        "A meeting may not overlap {start}–{end} on any day, which is kept for {label}.",
         "The block {start}–{end} each day belongs to {label}, so no meeting overlaps it.",
         "Keep every day's {start} to {end} free of meetings: it is {label}.",
     ),

@@ -38,7 +38,7 @@ insert into constraint_kinds values
       {'name': 'end', 'type': 'clock', 'minimum': null, 'maximum': null},
       {'name': 'days', 'type': 'weekdays', 'minimum': null, 'maximum': null}],
      'working hours and days (the meeting lies within the hours, on a working day the policy names; other days, weekends included, are closed)',
-     'is not within the policy''s working hours and days'),
+     'is not within the policy''s working hours and days, or starts before the request was sent'),
     ('blackout', 'policy', false, false, 4, 1,
      [{'name': 'start', 'type': 'clock', 'minimum': null, 'maximum': null},
       {'name': 'end', 'type': 'clock', 'minimum': null, 'maximum': null}],

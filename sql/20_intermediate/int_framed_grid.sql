@@ -1,15 +1,17 @@
 -- The candidates inside the working hours of the instance's policy: on the policy's working days,
 -- grid starts from the first quarter hour at or after the start of working hours to the last one
--- that still ends by their end. Working hours frame every scenario of the necessity check, so the
--- other constraints are only judged on these starts.
+-- that still ends by their end, none before the request was sent (`now`). The frame stays in every
+-- scenario of the necessity check, so the other constraints are only judged on these starts.
 with slots as (
     select
         w.instance_id,
         w.world_id,
         w.duration_minutes,
         w.day_start,
+        i.now,
         s.slot_index
     from int_window_days as w
+    join stg_instances as i on i.instance_id = w.instance_id
     join stg_policy_rules as r
         on r.world_id = w.world_id and r.policy_id = w.policy_id and r.rule_type = 'working_hours'
         and list_contains(r.days, strftime(w.day_start, '%a')),
@@ -28,3 +30,4 @@ select
     day_start + interval '15' minute * slot_index + interval '1' minute * duration_minutes as ends_at
 from slots
 where slot_index between 0 and 95
+    and day_start + interval '15' minute * slot_index >= now
