@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from evalkit import PerInstance, submission
 from fake_openai import FakeOpenAI, reply_text
 from mpcbench.cli import app
+from mpcbench.episode.engine import DEFAULT_MAX_STEPS
 from mpcbench.errors import UserError
 from mpcbench.harness import ablation, runner
 from mpcbench.harness.ablation import run_ablation
@@ -130,10 +131,11 @@ def test_a_fake_model_speaking_mint_with_malformed_replies(db_path, golds, tmp_p
     journal = {json.loads(line)["instance_id"]: json.loads(line)
                for line in (result.run_dir / "journal.jsonl").read_text().splitlines()}
     said = journal[first]["transcript"]
-    assert said[3]["content"] == INVALID_ACTION + "\nYou have 29 steps left and 1 chances to propose solution left."
+    assert said[3]["content"] == (INVALID_ACTION + f"\nYou have {DEFAULT_MAX_STEPS - 1} steps left and 1 chances to "
+                                  "propose solution left.")
     assert "made up" not in said[4]["content"] and said[4]["content"].endswith("</execute>")
     assert said[5]["content"].startswith('Observation:\n{"now": ')
-    assert said[5]["content"].endswith("You have 28 steps left and 1 chances to propose solution left.")
+    assert said[5]["content"].endswith(f"You have {DEFAULT_MAX_STEPS - 2} steps left and 1 chances to propose solution left.")
     assert "print(1)" not in said[6]["content"]
     other = journal[second]["transcript"]
     assert other[3]["content"].startswith("Observation:\nerror: ")

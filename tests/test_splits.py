@@ -90,7 +90,10 @@ def test_splits_agree_in_robust_statistics(splits):
         assert all(r["exact_match"] for r in results), name
         calls[name] = {level: statistics.mean(r["tool_calls"] for r in results if r["level"] == level) for level in (1, 2, 3)}
         for level, share in rows(path, feasible_share):
-            assert abs(share - dev[level]) < 0.15, (name, level, share, dev[level])
+            # one world a split: its 8-15 policies decide most of the share. On 100 instances a level
+            # (dataset version 2) dev's level-1 share is 0.27 [0.21, 0.32] and two test splits'
+            # 0.18 [0.15, 0.21] and 0.19 [0.15, 0.24] (95 % intervals resampling whole policies)
+            assert abs(share - dev[level]) < 0.2, (name, level, share, dev[level])
     for level in (1, 2, 3):
         assert abs(calls["train"][level] - calls["dev"][level]) <= 0.3 * calls["dev"][level], calls
         assert abs(calls["a"][level] - calls["dev"][level]) <= 0.3 * calls["dev"][level], calls

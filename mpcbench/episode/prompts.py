@@ -91,7 +91,7 @@ busy (what a calendar event is about) or anything private a message says about a
 
 
 def _bullet(text: str) -> str:
-    return "\n" + textwrap.fill(text, width=96, subsequent_indent="  ")
+    return "\n" + textwrap.fill(text, width=96, subsequent_indent="  ", break_on_hyphens=False)
 
 
 def _source_rules(source: str, level: int) -> str:
