@@ -19,9 +19,10 @@ from . import level4, prose
 from ..timestamps import timestamp_text
 from .config import WorldConfig
 from .ids import id_key, opaque_id
-from .policies import blackout_kind, draw_policies
+from .handbook import rule_paragraph
+from .policies import draw_policies, working_week
 from .tags import render_tag
-from .wording import FAMILIES, PUBLIC, Wording, wording_for
+from .wording import PUBLIC, Wording, wording_for
 from .worktime import at_work_index, spread_before, work_index
 
 
@@ -79,18 +80,6 @@ def _event_start(rng: random.Random, day: dt.date, cal: dict, minutes: int) -> d
     return earliest + dt.timedelta(minutes=offset)
 
 
-def working_week(policies: list[dict]) -> set[int]:
-    """The world's working week (weekday numbers, Monday 0): the days that most of its policies
-    name as working days. Calendars fill those days; the others hold only the odd weekend entry."""
-    counts = [0] * 7
-    for policy in policies:
-        for rule in policy["rules"]:
-            if rule["type"] == "working_hours":
-                for day in rule["params"]["days"]:
-                    counts[prose.WEEKDAY_ABBREVIATIONS.index(day)] += 1
-    return {day for day, count in enumerate(counts) if 2 * count > len(policies)}
-
-
 def _events(config: WorldConfig, rng: random.Random, people: list[dict], week: set[int]) -> list[dict]:
     words = wording_for(config)
     cal = config.calendar
@@ -123,35 +112,6 @@ def _events(config: WorldConfig, rng: random.Random, people: list[dict], week: s
     return events
 
 
-def _rule_paragraph(rng: random.Random, policy_id: str, rule: dict, words: Wording, tagged: bool = True) -> str:
-    """A rule's sentence and its tag; at level 4 (`tagged` false) the sentence alone, from the
-    level-4 phrasings."""
-    params = rule["params"]
-    fields = dict(params)
-    if rule["type"] == "blackout":
-        fields["label"] = words.fixed("blackout_labels", blackout_kind(params["start"], params["end"]))
-    if "weekdays" in params:
-        fields["weekdays_text"] = ", ".join(params["weekdays"][:-1]) + (
-            " and " if len(params["weekdays"]) > 1 else "") + params["weekdays"][-1]
-    if "days" in params:
-        fields["days"] = prose.working_days_text(params["days"])
-    if rule["type"] == "buffer":
-        fields["edge"] = f"{(720 - params['minutes']) // 60:02d}:{(720 - params['minutes']) % 60:02d}"
-    level = "" if tagged else "/l4"
-    template = words.pick(rng, f"rule:{rule['type']}{level}")
-    sentence = template.format(**fields)
-    if f"rule_note:{rule['type']}" in FAMILIES:
-        # what the rule counts: the note paired with the sentence's phrasing (one per phrasing, so the
-        # handbook's draws do not move and a paragraph has as many wordings as its sentence)
-        phrasings = getattr(FAMILIES[f"rule:{rule['type']}{level}"], words.side)
-        notes = getattr(FAMILIES[f"rule_note:{rule['type']}{level}"], words.side)
-        sentence += " " + notes[phrasings.index(template) % len(notes)].format(**fields)
-    if not tagged:
-        return sentence
-    tag = render_tag(rule["type"], {"policy": policy_id, "rule": rule["rule_id"], **params})
-    return f"{sentence} {tag}"
-
-
 def _policy_docs(config: WorldConfig, rng: random.Random, policies: list[dict]) -> list[dict]:
     """A handbook and an addendum; each covers several policies, so most of a doc is noise."""
     halves = (policies[: (len(policies) + 1) // 2], policies[(len(policies) + 1) // 2:])
@@ -164,7 +124,7 @@ def _policy_docs(config: WorldConfig, rng: random.Random, policies: list[dict]) 
         for pol in covered:
             parts.append(f"## Policy {pol['policy_id']}: {pol['name']}")
             parts.append(words.fixed("handbook_section").format(policy_id=pol["policy_id"]))
-            paragraphs = [_rule_paragraph(rng, pol["policy_id"], rule, words, config.level < 4) for rule in pol["rules"]]
+            paragraphs = [rule_paragraph(rng, pol["policy_id"], rule, words, config.level < 4) for rule in pol["rules"]]
             paragraphs += words.sample(rng, "handbook_filler", between(rng, filler_range))
             rng.shuffle(paragraphs)
             parts.extend(paragraphs)

@@ -216,6 +216,18 @@ def draw_policies(config) -> list[dict]:
     return policies
 
 
+def working_week(policies: list[dict]) -> set[int]:
+    """The world's working week (weekday numbers, Monday 0): the days that most of its policies
+    name as working days. Calendars fill those days; the others hold only the odd weekend entry."""
+    counts = [0] * 7
+    for policy in policies:
+        for rule in policy["rules"]:
+            if rule["type"] == "working_hours":
+                for day in rule["params"]["days"]:
+                    counts[WEEKDAYS.index(day)] += 1
+    return {day for day, count in enumerate(counts) if 2 * count > len(policies)}
+
+
 def blackout_kind(start: str, end: str) -> int:
     """What a daily blackout is for, by its time of day, as an index of prose.BLACKOUT_LABELS:
     only one around midday is lunch (0), then morning (1), afternoon (2) or any focus time (3)."""
