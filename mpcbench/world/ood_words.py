@@ -85,7 +85,7 @@ HANDBOOK_FILLER = (
     "Colleagues dialling in from elsewhere need a way to join. Put an agenda in each invitation and record "
     "decisions in the project channel.",
     "Rules on spending, hardware and information security live in their own guides and are not restated.",
-    "If two sets of rules appear to clash, those of the team that owns the session win; others are informational.",
+    "Each session obeys solely the rule set it is filed under; any other rule set here is irrelevant to it.",
     "Visitors may attend, provided a staff host stays for the full session.",
     "Send any question about this guide to the workplace operations group.",
 )

@@ -313,8 +313,8 @@ HANDBOOK_FILLER = (
     "keep notes in the project's channel.",
     "The expense policy, the equipment policy and the security policy are separate documents and "
     "are not repeated here.",
-    "Where two policies seem to disagree, the policy of the team that owns the meeting applies; "
-    "the others are for reference only.",
+    "A meeting follows the one policy it is booked under; where another policy in this handbook "
+    "says something else, it does not apply to that meeting.",
     "External guests are welcome, but an internal host must be present for the whole meeting.",
     "Questions about this handbook go to the People Operations team in the usual channel.",
 )
