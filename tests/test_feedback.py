@@ -267,3 +267,29 @@ def test_cli_ablation_writes_one_directory_and_prints_each_configuration(db_path
     again = CliRunner().invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
     assert again.exit_code == 0, again.output
     assert "## Ablation" in (tmp_path / "rep" / "report.md").read_text()
+
+
+def test_mint_feedback_names_mints_way_to_answer_and_never_submit_candidates(con, db_path, golds, tmp_path, key):
+    """MINT has no submit_candidates tool: every kind of feedback, on a wrong and on an unreadable
+    answer, tells the agent to answer inside <solution> tags; the native protocol's names the tool."""
+    wrong = parse_submission(json.dumps({"candidates": [{"start": s} for s, _ in shifted(golds["L1-0002"])]}), 1)
+    unreadable = parse_submission("no json here", 1)
+    for answer in (wrong, unreadable):
+        for kind, detail in (("binary", "why"), ("rule", "count"), ("rule", "why")):
+            mint = asyncio.run(FeedbackGiver(con, kind, detail, protocol="mint").give("L1-0002", 1, answer, turn=1,
+                                                                                        max_turns=2))
+            native = asyncio.run(FeedbackGiver(con, kind, detail).give("L1-0002", 1, answer, turn=1, max_turns=2))
+            assert "submit_candidates" not in mint and "<solution>" in mint, mint
+            assert "submit_candidates" in native and "<solution>" not in native, native
+    # and through eval: a MINT run's feedback turns (context mode: no sandbox needed)
+    bad = f"<solution>{json.dumps({'candidates': [{'start': s} for s, _ in shifted(golds['L1-0002'])]})}</solution>"
+    script = PerInstance(db_path, {"L1-0002": [reply_text(bad), reply_text(bad)]})
+    script.by_prompt = {f"Task:\n{p}": i for p, i in script.by_prompt.items()}
+    with FakeOpenAI(script) as srv:
+        result = run_eval(EvalConfig(agent="openai", model="fake", base_url=srv.base_url, db=str(db_path), levels=(1,),
+                                     instance_ids=("L1-0002",), protocol="mint", mode="context", max_turns=2,
+                                     feedback="rule", max_retries=0, out=str(tmp_path / "mint")))
+    journal = json.loads((result.run_dir / "journal.jsonl").read_text().splitlines()[0])
+    feedback = [m["content"] for m in journal["transcript"][2:] if m["role"] == "user"]
+    assert feedback and all("submit_candidates" not in text for text in feedback)
+    assert any("answer inside <solution> tags again" in text for text in feedback)

@@ -29,6 +29,8 @@ from ..kinds import constraint_kinds
 from .scoring import Episode, Grader, TurnAnswer
 
 KINDS = ("none", "binary", "rule", "llm")
+# How the agent answers again, by protocol: MINT has no submit_candidates tool, only <solution> tags.
+RESUBMIT = {"native": f"call {SUBMIT_TOOL_NAME}", "mint": "answer inside <solution> tags"}
 DETAILS = ("count", "which", "why")
 
 SOURCE_NAMES = {"calendar": "calendar", "policy": "policy", "threads": "project threads",
@@ -84,11 +86,13 @@ def _cut_text(level: int, answer_row: dict) -> str:
             f"judged; the other {submitted - n} were dropped unread.")
 
 
-def rule_text(level: int, answer_row: dict, candidates: list[dict], detail: str) -> str:
-    """Feedback on one scored answer (a `score_episodes` answer row and its candidate rows)."""
+def rule_text(level: int, answer_row: dict, candidates: list[dict], detail: str, protocol: str = "native") -> str:
+    """Feedback on one scored answer (a `score_episodes` answer row and its candidate rows), telling
+    the agent to answer again as its protocol answers."""
+    resubmit = RESUBMIT[protocol]
     if not answer_row["parse_ok"]:
-        return (f"Your answer could not be read ({answer_row['parse_error'] or 'no answer'}). Call "
-                f"{SUBMIT_TOOL_NAME} with the candidates in the documented format.")
+        return (f"Your answer could not be read ({answer_row['parse_error'] or 'no answer'}). "
+                f"{resubmit[0].upper()}{resubmit[1:]} with the candidates in the documented format.")
     wrong = [c for c in candidates if not c["in_gold"] or c["is_duplicate"]]
     lines = ["Your answer is not correct yet."]
     if answer_row["over_submitted"]:
@@ -103,7 +107,7 @@ def rule_text(level: int, answer_row: dict, candidates: list[dict], detail: str)
     distinct = answer_row["n_pred"] - sum(1 for c in candidates if c["is_duplicate"])
     if distinct < answer_row["n_gold"]:
         lines.append("The answer has fewer candidates than the request asks for.")
-    lines.append(f"Fix it and call {SUBMIT_TOOL_NAME} again.")
+    lines.append(f"Fix it and {resubmit} again.")
     return "\n".join(lines)
 
 
@@ -111,9 +115,11 @@ class FeedbackGiver:
     """Scores an answer against the oracle and words the feedback (see the module docstring)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, kind: str = "rule", detail: str = "why", client=None,
-                 grader: Grader | None = None):
-        if kind not in KINDS or detail not in DETAILS:
-            raise ValueError(f"feedback must be one of {KINDS} and detail one of {DETAILS}")
+                 grader: Grader | None = None, protocol: str = "native"):
+        if kind not in KINDS or detail not in DETAILS or protocol not in RESUBMIT:
+            raise ValueError(f"feedback must be one of {KINDS}, detail one of {DETAILS} and protocol one of "
+                             f"{tuple(RESUBMIT)}")
+        self.protocol = protocol
         if kind == "llm" and client is None:
             raise ValueError("llm feedback needs a chat client (--feedback-model)")
         self.con, self.kind, self.detail, self.client = con, kind, detail, client
@@ -125,7 +131,7 @@ class FeedbackGiver:
         row = scored.answers[0]
         if row["exact_match"]:
             return None
-        return rule_text(level, row, scored.candidates, self.detail)
+        return rule_text(level, row, scored.candidates, self.detail, self.protocol)
 
     async def give(self, instance_id: str, level: int, answer: ParsedAnswer | None, *, turn: int,
                    max_turns: int) -> str | None:
@@ -138,11 +144,12 @@ class FeedbackGiver:
             return None
         left = max_turns - turn
         tail = f"\n({left} more answer{'s' if left != 1 else ''} allowed.)"
+        again = f"{RESUBMIT[self.protocol][0].upper()}{RESUBMIT[self.protocol][1:]} again with a corrected answer."
         if self.kind == "binary":
-            return f"Your answer is not correct. Call {SUBMIT_TOOL_NAME} again with a corrected answer." + tail
+            return "Your answer is not correct. " + again + tail
         if self.kind == "rule":
             return facts + tail
         result = await self.client.complete({"messages": [{"role": "system", "content": LLM_SYSTEM},
                                                           {"role": "user", "content": facts}]})
         text = (result.message.get("content") or "").strip() or facts
-        return f"{text}\nCall {SUBMIT_TOOL_NAME} again with a corrected answer." + tail
+        return f"{text}\n{again}" + tail

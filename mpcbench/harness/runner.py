@@ -303,7 +303,7 @@ def make_feedback(con, config: EvalConfig, run_dir: Path, replay_of: Path | None
             raise UserError("--feedback llm needs --feedback-model (a model on the same endpoint)")
         client = chat_client(config, config.feedback_model, (replay_of or run_dir) / FEEDBACK_CACHE,
                              replay_only=replay_of is not None, limit=limit)
-    return FeedbackGiver(con, config.feedback, config.feedback_detail, client, grader=grader)
+    return FeedbackGiver(con, config.feedback, config.feedback_detail, client, grader=grader, protocol=config.protocol)
 
 
 async def run_episode(con, plan: AgentPlan, instance_id: str, level: int, trial: int, config: EvalConfig,
