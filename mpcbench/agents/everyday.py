@@ -20,6 +20,7 @@ import re
 from ..episode.environment import Environment
 from ..episode.prompts import system_prompt
 from ..world.prose import working_days_text
+from .memoriser import handbook_sections
 from .offline import ScriptedAgent
 from .scripted import Hidden, Reader, Reading, plan, submission
 
@@ -66,15 +67,9 @@ class StatedDays:
 def policy_sections(env: Environment) -> dict[str, str]:
     """Each policy's section of the handbook (levels 2-4), from every page of every document."""
     read = Reader(env)
-    text = ""
-    for doc in read.json("search_policy_docs")["documents"]:
-        text += "\n".join(read.text("read_policy_doc", doc_id=doc["doc_id"], page=page)
-                          for page in range(1, doc["pages"] + 1)) + "\n"
-    found = {}
-    for section in re.split(r"\n(?=## )", text):
-        if match := re.match(r"## Policy (\S+):", section):
-            found[match.group(1)] = section
-    return found
+    pages = [read.text("read_policy_doc", doc_id=doc["doc_id"], page=page)
+             for doc in read.json("search_policy_docs")["documents"] for page in range(1, doc["pages"] + 1)]
+    return {policy_id: "\n\n".join(paragraphs) for policy_id, paragraphs in handbook_sections(pages).items()}
 
 
 def everyday_plan(env: Environment, hidden: Hidden | None = None):

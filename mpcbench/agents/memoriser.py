@@ -277,19 +277,24 @@ def thread_texts(trace) -> dict[str, str]:
     return texts
 
 
+def handbook_sections(pages: list[str]) -> dict[str, list[str]]:
+    """{policy id: the paragraphs of its section} of read_policy_doc pages, in order."""
+    texts = []
+    for text in pages:
+        lines = text.splitlines()[1:]   # the page header, then the text, then a trailer in brackets
+        texts.append("\n".join(line for line in lines if not (line.startswith("[") and line.endswith("]"))))
+    return _policy_sections("\n" + "\n".join(texts))
+
+
 def policy_paragraphs(env, policy_id: str) -> list[str]:
     """The paragraphs of the policy's section of the handbooks, read through the tools."""
     pages = []
     for doc in json.loads(env.call("search_policy_docs", {"query": policy_id}))["documents"]:
         page = 1
-        while True:
-            text = env.call("read_policy_doc", {"doc_id": doc["doc_id"], "page": page})
-            if text.startswith("error:"):
-                break
-            lines = text.splitlines()[1:]   # the page header, then the text, then a trailer in brackets
-            pages.append("\n".join(line for line in lines if not (line.startswith("[") and line.endswith("]"))))
+        while not (text := env.call("read_policy_doc", {"doc_id": doc["doc_id"], "page": page})).startswith("error:"):
+            pages.append(text)
             page += 1
-    return _policy_sections("\n" + "\n".join(pages)).get(policy_id, [])
+    return handbook_sections(pages).get(policy_id, [])
 
 
 class MemorisedFacts:

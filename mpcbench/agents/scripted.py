@@ -176,25 +176,27 @@ class Reader:
     def busy(self, person_id: str, first: dt.date, last: dt.date) -> list[tuple[dt.datetime, dt.datetime]]:
         """The person's blocking events: get_busy_intervals gives them at level 1; from level 2 on,
         list_events gives every event with its status, and cancelled ones do not block."""
-        days = {"person_id": person_id, "start_date": first.isoformat(), "end_date": last.isoformat()}
         if self.env.level == 1:
-            found = self.json("get_busy_intervals", **days)["busy"]
-        else:
-            found = [e for e in self.paged("list_events", "events", **days) if e["status"] in BLOCKING_STATUSES]
-        spans = [(when(b["start"]), when(b["end"])) for b in found]
-        if self.env.level == 4:
-            spans += occurrences(self.json("list_recurring_events", person_id=person_id)["series"])
-        return spans
+            found = self.json("get_busy_intervals", person_id=person_id, start_date=first.isoformat(),
+                              end_date=last.isoformat())["busy"]
+            return [(when(b["start"]), when(b["end"])) for b in found]
+        return self._calendar(person_id, first, last, lambda e: e["status"] in BLOCKING_STATUSES)
 
     def meetings(self, person_id: str, first: dt.date, last: dt.date) -> list[tuple[dt.datetime, dt.datetime]]:
         """The person's confirmed entries that look like meetings by their title (from level 2 on;
         level 1's busy intervals carry no title, so there every interval counts)."""
         if self.env.level == 1:
             return self.busy(person_id, first, last)
-        days = {"person_id": person_id, "start_date": first.isoformat(), "end_date": last.isoformat()}
-        spans = [(when(e["start"]), when(e["end"])) for e in self.paged("list_events", "events", **days)
-                 if e["status"] == "confirmed" and not _NOT_A_MEETING.search(e["title"])]
-        if self.env.level == 4:   # a recurring series is a meeting
+        return self._calendar(person_id, first, last,
+                              lambda e: e["status"] == "confirmed" and not _NOT_A_MEETING.search(e["title"]))
+
+    def _calendar(self, person_id: str, first: dt.date, last: dt.date, keep) -> list[tuple[dt.datetime, dt.datetime]]:
+        """From level 2 on: the spans of the person's events that `keep` accepts, and at level 4
+        every blocking occurrence of their recurring series."""
+        events = self.paged("list_events", "events", person_id=person_id, start_date=first.isoformat(),
+                            end_date=last.isoformat())
+        spans = [(when(e["start"]), when(e["end"])) for e in events if keep(e)]
+        if self.env.level == 4:
             spans += occurrences(self.json("list_recurring_events", person_id=person_id)["series"])
         return spans
 

@@ -31,6 +31,11 @@ from .scoring import Episode, Grader, TurnAnswer
 KINDS = ("none", "binary", "rule", "llm")
 # How the agent answers again, by protocol: MINT has no submit_candidates tool, only <solution> tags.
 RESUBMIT = {"native": f"call {SUBMIT_TOOL_NAME}", "mint": "answer inside <solution> tags"}
+
+
+def _resubmit(protocol: str) -> str:
+    """How to answer again, as a sentence starts it ("Call submit_candidates")."""
+    return RESUBMIT[protocol][0].upper() + RESUBMIT[protocol][1:]
 DETAILS = ("count", "which", "why")
 
 SOURCE_NAMES = {"calendar": "calendar", "policy": "policy", "threads": "project threads",
@@ -89,10 +94,9 @@ def _cut_text(level: int, answer_row: dict) -> str:
 def rule_text(level: int, answer_row: dict, candidates: list[dict], detail: str, protocol: str = "native") -> str:
     """Feedback on one scored answer (a `score_episodes` answer row and its candidate rows), telling
     the agent to answer again as its protocol answers."""
-    resubmit = RESUBMIT[protocol]
     if not answer_row["parse_ok"]:
         return (f"Your answer could not be read ({answer_row['parse_error'] or 'no answer'}). "
-                f"{resubmit[0].upper()}{resubmit[1:]} with the candidates in the documented format.")
+                f"{_resubmit(protocol)} with the candidates in the documented format.")
     wrong = [c for c in candidates if not c["in_gold"] or c["is_duplicate"]]
     lines = ["Your answer is not correct yet."]
     if answer_row["over_submitted"]:
@@ -107,7 +111,7 @@ def rule_text(level: int, answer_row: dict, candidates: list[dict], detail: str,
     distinct = answer_row["n_pred"] - sum(1 for c in candidates if c["is_duplicate"])
     if distinct < answer_row["n_gold"]:
         lines.append("The answer has fewer candidates than the request asks for.")
-    lines.append(f"Fix it and {resubmit} again.")
+    lines.append(f"Fix it and {RESUBMIT[protocol]} again.")
     return "\n".join(lines)
 
 
@@ -144,7 +148,7 @@ class FeedbackGiver:
             return None
         left = max_turns - turn
         tail = f"\n({left} more answer{'s' if left != 1 else ''} allowed.)"
-        again = f"{RESUBMIT[self.protocol][0].upper()}{RESUBMIT[self.protocol][1:]} again with a corrected answer."
+        again = f"{_resubmit(self.protocol)} again with a corrected answer."
         if self.kind == "binary":
             return "Your answer is not correct. " + again + tail
         if self.kind == "rule":

@@ -8,10 +8,9 @@ with slots as (
         w.world_id,
         w.duration_minutes,
         w.day_start,
-        i.now,
+        w.now,
         s.slot_index
     from int_window_days as w
-    join stg_instances as i on i.instance_id = w.instance_id
     join stg_policy_rules as r
         on r.world_id = w.world_id and r.policy_id = w.policy_id and r.rule_type = 'working_hours'
         and list_contains(r.days, strftime(w.day_start, '%a')),

@@ -1,9 +1,11 @@
--- Each day of each instance's window (both ends inclusive), as the timestamp of its midnight.
+-- Each day of each instance's window (both ends inclusive), as the timestamp of its midnight, with
+-- the moment the request was sent (`now`).
 select
     i.instance_id,
     i.world_id,
     i.policy_id,
     i.duration_minutes,
+    i.now,
     d.day_start
 from stg_instances as i,
     unnest(generate_series(
