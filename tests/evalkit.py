@@ -16,6 +16,8 @@ import threading
 from pathlib import Path
 from typing import Callable
 
+import duckdb
+
 from fake_openai import Behaviour, RecordedRequest, reply_text, reply_tool_calls
 from mpcbench.grading.feedback import LLM_SYSTEM
 from mpcbench.grading.scoring import gold_keys
@@ -27,6 +29,15 @@ WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 _BUILT: dict[str, Path] = {}
 _LOCK = threading.Lock()
 
+
+
+def altered_copy(db_path: Path, path: Path, statement: str) -> Path:
+    """A copy of the build at `db_path`, written to `path`, with one SQL statement run on it."""
+    shutil.copy(db_path, path)
+    con = duckdb.connect(str(path))
+    con.execute(statement)
+    con.close()
+    return path
 
 def session_dir(tmp_path_factory) -> Path:
     """The temp directory of the whole test session: under pytest-xdist each worker's basetemp

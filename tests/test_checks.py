@@ -3,12 +3,10 @@ warehouse it is written for (a temporary view shadows the real one on a cursor o
 
 from __future__ import annotations
 
-import shutil
-
-import duckdb
 import pytest
 from typer.testing import CliRunner
 
+from evalkit import altered_copy
 from mpcbench.cli import app
 from mpcbench.warehouse import db
 from mpcbench.warehouse.checks import CHECKS_DIR, run_checks
@@ -71,11 +69,8 @@ def test_cli_check_prints_each_failing_check_with_a_row_and_exits_nonzero(db_pat
     assert result.exit_code == 0, result.output
     assert f"{len(BROKEN)} data tests passed" in result.output
 
-    broken = tmp_path / "broken.duckdb"
-    shutil.copy(db_path, broken)
-    con = duckdb.connect(str(broken))
-    con.execute("create or replace view oracle_answers as select * from oracle_candidates where rank = 1")
-    con.close()
+    broken = altered_copy(db_path, tmp_path / "broken.duckdb",
+                          "create or replace view oracle_answers as select * from oracle_candidates where rank = 1")
     result = runner.invoke(app, ["check", "--db", str(broken)])
     assert result.exit_code == 1
     assert "FAIL gold_answer_sizes" in result.output and "first: {'instance_id'" in result.output

@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from evalkit import altered_copy
 from mpcbench.cli import app
 from mpcbench.dataset.hf import dataset_card
 from mpcbench.dataset.version import DATASET_VERSION, warehouse_dataset_version
@@ -26,12 +27,8 @@ MARK = "Not comparable: these runs were scored on different dataset versions"
 @pytest.fixture(scope="module")
 def old_db(db_path, tmp_path_factory):
     """A copy of the tiny build as a build from before dataset versions: no `dataset_version` row."""
-    path = tmp_path_factory.mktemp("old-build") / "old.duckdb"
-    shutil.copy(db_path, path)
-    con = duckdb.connect(str(path))
-    con.execute("delete from build_info where key = 'dataset_version'")
-    con.close()
-    return path
+    return altered_copy(db_path, tmp_path_factory.mktemp("old-build") / "old.duckdb",
+                        "delete from build_info where key = 'dataset_version'")
 
 
 @pytest.fixture(scope="module")

@@ -6,14 +6,12 @@ traceback under --debug), and the tables, run.json and the report say so."""
 from __future__ import annotations
 
 import json
-import shutil
 
-import duckdb
 import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from evalkit import GoldModel
+from evalkit import GoldModel, altered_copy
 from fake_openai import FakeOpenAI
 from mpcbench.agents import offline
 from mpcbench.cli import app
@@ -70,12 +68,8 @@ def test_a_crashing_policy_fails_the_run_and_is_shown_in_red(db_path, tmp_path, 
 @pytest.fixture(scope="module")
 def broken_db(db_path, tmp_path_factory):
     """The tiny build with a column that get_current_time reads dropped."""
-    path = tmp_path_factory.mktemp("broken") / "broken.duckdb"
-    shutil.copy(db_path, path)
-    con = duckdb.connect(str(path))
-    con.execute("alter table worlds drop column timezone")
-    con.close()
-    return path
+    return altered_copy(db_path, tmp_path_factory.mktemp("broken") / "broken.duckdb",
+                        "alter table worlds drop column timezone")
 
 
 @pytest.mark.parametrize("mode", ["tools", pytest.param("code", marks=pytest.mark.skipif(
