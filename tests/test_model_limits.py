@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit import submit
-from fake_openai import Behaviour, FakeOpenAI, reply_tool_calls
+from fake_openai import Behaviour, FakeOpenAI, reply_text, reply_tool_calls
 from mpcbench.cli import app
 from mpcbench.errors import ModelLimitError
 from mpcbench.llm import ChatClient, EndpointConfig, InfrastructureError, ResponseCache
@@ -179,7 +179,8 @@ def test_an_endpoint_answering_context_length_exceeded_scores_every_episode(db_p
 
 def test_a_rejected_tool_call_after_a_good_one_ends_the_episode_scored(db_path, tmp_path):
     """Each episode: one tool call answered, then the server rejects the model's output (llama.cpp's
-    HTTP 500) on every retry: scored, one step, `model_output_rejected`; the journal keeps it."""
+    HTTP 500) on every retry: scored, two steps (the rejected reply is one), `model_output_rejected`;
+    the journal keeps it."""
     def script(req):
         if len(req.messages) <= 2:  # the opening request
             return reply_tool_calls([("get_current_time", {})])
@@ -189,11 +190,64 @@ def test_a_rejected_tool_call_after_a_good_one_ends_the_episode_scored(db_path, 
         result = eval_run(db_path, tmp_path / "run", srv.base_url, "--max-retries", "0", "--levels", "1")
     assert result.exit_code == 0, result.output
     runs = pl.read_parquet(tmp_path / "run" / "runs.parquet")
-    assert runs["error"].is_null().all() and (runs["f1"] == 0).all() and (runs["steps"] == 1).all()
+    assert runs["error"].is_null().all() and (runs["f1"] == 0).all() and (runs["steps"] == 2).all()
     assert set(runs["failure_cause"]) == {"model_output_rejected"}
     records = [json.loads(line) for line in (tmp_path / "run" / "journal.jsonl").read_text().splitlines()]
     assert {r["end"] for r in records} == {"model_output_rejected"}
     assert all("expected peg-native format" in r["end_detail"] for r in records)
+
+
+def table_counts(output: str, level: str) -> dict[str, str]:
+    """One level's row of a rich table printed by the CLI, by column name."""
+    header = next(line for line in output.splitlines() if "┃ level" in line)
+    names = [c.strip() for c in header.split("┃")]
+    row = next(line for line in output.splitlines() if line.startswith("│") and line.split("│")[1].strip() == level)
+    return dict(zip(names, [c.strip() for c in row.split("│")]))
+
+
+def test_eval_run_json_and_report_agree_on_every_count(db_path, tmp_path):
+    """Episodes that end four ways in one run — a model's limit, a parse failure, an endpoint's
+    outage, an answer (one of each in the tiny build's four level-1 instances) — are counted once each, and alike by eval's table, run.json, report.md and
+    report.html. Which way depends on the instance (its opening prompt), so retries agree."""
+    ways = {}
+
+    def script(req):
+        prompt = req.messages[1]["content"]
+        way = ways.setdefault(prompt, len(ways) % 4)
+        if way == 0:
+            return refusal(*OUTPUT_REFUSALS["llama.cpp"])
+        if way == 1:
+            return reply_text("I cannot tell which times work.")
+        if way == 2:
+            return refusal(503, {"error": {"message": "overloaded"}})
+        return reply_tool_calls([("submit_candidates", {"candidates": []})])
+
+    with FakeOpenAI(script) as srv:
+        result = eval_run(db_path, tmp_path / "run", srv.base_url, "--max-retries", "0", "--levels", "1",
+                          "--concurrency", "1")
+    assert result.exit_code == 0, result.output
+    meta = json.loads((tmp_path / "run" / "run.json").read_text())
+    episodes, summary = meta["episodes"], meta["summary"][0]
+    expected = {"model_output_rejected": 1, "parse_failures": 1, "infrastructure_errors": 1, "harness_errors": 0,
+                "context_exceeded": 0}
+    assert {k: episodes[k] for k in expected} == expected and {k: summary[k] for k in expected} == expected
+    shown = table_counts(result.output, "1")
+    assert (shown["parse failures"], shown["model output rejected"], shown["infra errors"]) == ("1", "1", "1")
+    runs = pl.read_parquet(tmp_path / "run" / "runs.parquet")
+    assert runs.filter(pl.col("failure_cause") == "model_output_rejected")["steps"].to_list() == [1]
+
+    report = runner.invoke(app, ["report", str(tmp_path / "run"), "--out", str(tmp_path / "report"),
+                                 "--trajectories", "none"])
+    assert report.exit_code == 0, report.output
+    md = (tmp_path / "report" / "report.md").read_text()
+    results = md.split("## Results", 1)[1]
+    header = next(line for line in results.splitlines() if line.startswith("| Level |"))
+    row = next(line for line in results.splitlines() if line.startswith("| Level 1 |"))
+    cells = dict(zip([c.strip() for c in header.split("|")], [c.strip() for c in row.split("|")]))
+    assert (cells["Episodes"], cells["Parse failures"], cells["Model limits"], cells["Infra errors"]) == \
+        ("3 (+1)", "1", "1", "1")
+    html = (tmp_path / "report" / "report.html").read_text()
+    assert ">Model limits<" in html and ">Parse failures<" in html
 
 
 def test_the_feedback_models_limit_is_not_the_evaluated_models(db_path, golds, tmp_path):

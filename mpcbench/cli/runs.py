@@ -10,7 +10,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, Text
                            TimeRemainingColumn)
 from rich.table import Table
 
-from ..episode.record import is_harness_error
+from ..episode.record import COUNTS, counted_as
 from ..harness.ablation import run_ablation
 from ..harness.config import AGENTS, EvalConfig
 from ..harness.dry_run import CHARS_PER_TOKEN, REPLY_TOKENS, STEP_TOKENS, DryRun, dry_run as dry_run_plan
@@ -31,26 +31,24 @@ class BarProgress(EvalProgress):
         self.bar, self.name = bar, name
         self.task: TaskID | None = None
         self.f1: list[float] = []
-        self.em = self.infra = self.harness = self.parse = self.limits = 0
+        self.em = 0
+        self.counts = dict.fromkeys(COUNTS, 0)
 
     def start(self, total: int, done: int) -> None:
         self.task = self.bar.add_task(self.name, total=total, completed=done, stats="")
 
     def episode(self, record: dict, f1: float | None, exact: bool | None) -> None:
-        if is_harness_error(record):
-            self.harness += 1
-        elif record.get("error"):
-            self.infra += 1
-        else:
+        if not record.get("error"):
             self.f1.append(f1 or 0.0)
             self.em += bool(exact)
-            limited = record.get("end") in MODEL_LIMITS
-            self.limits += limited
-            self.parse += not (limited or record["answers"] and record["answers"][-1].get("parse_ok"))
+        if (counted := counted_as(record)) is not None:
+            self.counts[counted] += 1
+        c, limits = self.counts, sum(self.counts[cause] for cause in MODEL_LIMITS)
         mean = sum(self.f1) / len(self.f1) if self.f1 else 0.0
-        stats = (f"F1 {mean:.2f} · EM {self.em}/{len(self.f1)} · parse failures {self.parse} · "
-                 + (f"model limits {self.limits} · " if self.limits else "")
-                 + f"infra errors {self.infra}" + (f" · [red]harness errors {self.harness}[/red]" if self.harness else ""))
+        stats = (f"F1 {mean:.2f} · EM {self.em}/{len(self.f1)} · parse failures {c['parse_failures']} · "
+                 + (f"model limits {limits} · " if limits else "")
+                 + f"infra errors {c['infrastructure_errors']}"
+                 + (f" · [red]harness errors {c['harness_errors']}[/red]" if c["harness_errors"] else ""))
         assert self.task is not None  # the runner calls start() before any episode
         self.bar.update(self.task, advance=1, stats=stats)
 

@@ -194,7 +194,8 @@ class Episode:
                 reply = await self.policy.reply(self.view())
             except InfrastructureError as e:
                 self.end(EndReason.INFRASTRUCTURE, e.kind, e.message)
-            except ModelLimitError as e:  # the model's failure: scored on the answer it had
+            except ModelLimitError as e:  # the model's failure: scored on the answer it had; its call is a step
+                self.out.steps += 1
                 self.out.end_detail = e.message
                 self.end(EndReason(e.cause))
             except Exception as e:  # noqa: BLE001 - our own code (the policy's) failed: the episode ends, as ours

@@ -1,6 +1,7 @@
 """An episode's journal record: one JSON line with everything needed to score the episode
 again or to replay it (`episode_record`), its answers turn by turn (`turn_answer`), and how an
-error in it is read (`error_kind`, `error_message`, `is_harness_error`).
+error in it is read (`error_kind`, `error_message`, `is_harness_error`), and the one count
+besides its score an episode falls under (`counted_as`).
 
     record["end"]          # why it ended: an `EndReason` value (`answered`, `step_budget`, ...)
     record["error"]        # None, or "<kind>: <message>" when it ended unscored
@@ -15,6 +16,7 @@ import traceback
 from collections.abc import Mapping
 from typing import Any
 
+from ..model_limits import CAUSES as MODEL_LIMITS
 from .answers import SUBMIT_TOOL_NAME, parse_submission
 from .contract import AgentOutput, EndReason, ToolCall
 
@@ -43,6 +45,36 @@ def error_message(record: Mapping[str, Any]) -> str | None:
 
 def is_harness_error(record: Mapping[str, Any]) -> bool:
     return error_kind(record) == HARNESS_ERROR
+
+
+COUNTS = ("parse_failures", *MODEL_LIMITS, "infrastructure_errors", "harness_errors")
+
+
+def counted_as(record: Mapping[str, Any]) -> str | None:
+    """The one of `COUNTS` an episode falls under, for a journal record or a runs.parquet row
+    alike (eval's progress and table, run.json, report.md and report.html all count with this):
+    an error is the endpoint's or ours; a scored episode a model's limit ended counts under that
+    limit, not as a parse failure; one whose last answer could not be read is a parse failure;
+    None for a scored episode with a readable answer."""
+    if record.get("error"):
+        return "harness_errors" if is_harness_error(record) else "infrastructure_errors"
+    limit = record.get("end") if record.get("end") in MODEL_LIMITS else record.get("failure_cause")
+    if limit in MODEL_LIMITS:
+        return limit
+    if "parse_ok" in record:
+        readable = record["parse_ok"]
+    else:
+        readable = bool(record.get("answers")) and record["answers"][-1].get("parse_ok")
+    return None if readable else "parse_failures"
+
+
+def count_episodes(records: list[Mapping[str, Any]]) -> dict[str, int]:
+    """How many of `records` fall under each of `COUNTS`."""
+    counts = dict.fromkeys(COUNTS, 0)
+    for r in records:
+        if (c := counted_as(r)) is not None:
+            counts[c] += 1
+    return counts
 
 
 def harness_failure(error: BaseException) -> tuple[str, str]:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..episode.record import is_harness_error
-from ..model_limits import CAUSES as MODEL_LIMITS
+from ..episode.record import count_episodes
 
 
 def summarize(runs: list[dict]) -> list[dict]:
@@ -15,14 +14,11 @@ def summarize(runs: list[dict]) -> list[dict]:
         rows = [r for r in runs if r["level"] == level]
         scored = [r for r in rows if not r.get("error")]
         n = len(scored)
-        harness = sum(1 for r in rows if is_harness_error(r))
         out.append({
             "level": level, "episodes": len(rows), "scored": n,
-            "infrastructure_errors": len(rows) - n - harness, "harness_errors": harness,
             "mean_f1": sum(r["f1"] for r in scored) / n if n else None,
             "em_rate": sum(bool(r["exact_match"]) for r in scored) / n if n else None,
-            "parse_failures": sum(1 for r in scored if not r.get("parse_ok") and r.get("failure_cause") not in MODEL_LIMITS),
-            **{cause: sum(1 for r in scored if r.get("failure_cause") == cause) for cause in MODEL_LIMITS},
+            **count_episodes(rows),
             "mean_tool_calls": sum(r["tool_calls"] for r in rows) / len(rows),
             "mean_prompt_tokens": sum(r.get("prompt_tokens") or 0 for r in rows) / len(rows),
             "mean_completion_tokens": sum(r.get("completion_tokens") or 0 for r in rows) / len(rows),

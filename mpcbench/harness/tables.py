@@ -22,7 +22,7 @@ import polars as pl
 from ..dataset.version import warehouse_dataset_version
 from ..episode.answers import SUBMIT_TOOL_NAME
 from ..episode.code import PYTHON_TOOL
-from ..episode.record import HARNESS_ERROR, error_kind, is_harness_error
+from ..episode.record import HARNESS_ERROR, count_episodes, error_kind, is_harness_error
 from ..episode.toolfiles import tool_sources
 from ..grading.privacy import DISCLOSURE_COLUMNS, grade_privacy
 from ..grading.scoring import GRADER_VERSION, Grader, Scored
@@ -167,11 +167,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
     meta.update({"status": "failed" if harness else "complete" if len(records) >= planned_n else "incomplete",
                  "finished_at": dt.datetime.now().isoformat(timespec="seconds"),
                  "grader_version": GRADER_VERSION, "dataset_version": dataset_version, "sql_sha256": sql_hash(),
-                 "episodes": {"planned": planned_n, "finished": len(records),
-                              "infrastructure_errors": sum(1 for r in runs if r.get("error")) - len(harness),
-                              "harness_errors": len(harness),
-                              **{cause: sum(1 for r in runs if r.get("failure_cause") == cause)
-                                 for cause in MODEL_LIMITS}},
+                 "episodes": {"planned": planned_n, "finished": len(records), **count_episodes(runs)},
                  "harness_error": None if not harness else {"instance_id": harness[0]["instance_id"],
                                                             "trial": harness[0]["trial"],
                                                             "error": harness[0]["error"]},

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..episode.record import count_episodes
 from ..errors import UserError
 from ..model_limits import CAUSES as MODEL_LIMITS
 from .judge_audit import audit_section, load_audit
@@ -97,13 +98,19 @@ def harness_failures(runs: list, labels: list[str]) -> list[str]:
     measurement of the model."""
     lines = []
     for label, r in zip(labels, runs):
-        n = (r.meta.get("episodes") or {}).get("harness_errors") or 0
+        n = count_episodes(r.runs.to_dicts())["harness_errors"]
         if n:
             first = r.meta.get("harness_error") or {}
             lines.append(f"Run {label}: {n} episode(s) failed in MPCBench's own code (harness errors, left out of "
                          f"every score below; the run failed). The first, {first.get('instance_id')}: "
                          f"{first.get('error')}")
     return lines
+
+
+def limits_and_errors(counts: dict[str, int]) -> list[str]:
+    """The model limits (all kinds), infrastructure and harness errors of `count_episodes`."""
+    return [str(sum(counts[cause] for cause in MODEL_LIMITS)), str(counts["infrastructure_errors"]),
+            str(counts["harness_errors"])]
 
 
 def dataset_mismatch(runs: list) -> list[str]:
@@ -154,9 +161,7 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
               "Episodes", "Model limits", "Infra errors", "Harness errors", "Build", "Grader", "Dataset", "Created"]
     runs_b = [[r.meta["run_id"], label, r.meta.get("agent") or "", r.meta.get("model") or "—", r.mode,
                str(r.max_turns), r.feedback, str(r.trials), r.meta.get("base_url_host") or "—", str(r.runs.height),
-               str(sum((r.meta.get("episodes") or {}).get(cause, 0) for cause in MODEL_LIMITS)),
-               str((r.meta.get("episodes") or {}).get("infrastructure_errors", 0)),
-               str((r.meta.get("episodes") or {}).get("harness_errors", 0)),
+               *limits_and_errors(count_episodes(r.runs.to_dicts())),
                (r.meta.get("build") or {}).get("content_sha256", "")[:12], str(r.meta.get("grader_version")),
                r.dataset_version, str(r.meta.get("created_at", ""))] for label, r in zip(labels, runs)]
     plot_f1(stats, out / "f1_by_level.png")

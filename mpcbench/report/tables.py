@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ..episode.record import count_episodes
+from ..model_limits import CAUSES as MODEL_LIMITS
 from ..sources import SOURCES
 from .load import ABLATION_CODE_CONFIGS, ABLATION_CONFIGS, Run, run_labels
 from .stats import (bootstrap_ci, bootstrap_se, flip_rate, mde, mean, mean_by_turn, paired_diff_ci, pass_at_k,
@@ -97,7 +99,7 @@ def _episodes(g: Group) -> str:
 
 def results_table(groups: list[Group]) -> tuple[list[str], list[list[str]], list[dict]]:
     header = ["Level", "Model", "Episodes", "Avg F1 [95% CI]", "EM rate", "First correct", "NDCG",
-              "Parse failures", "Over-submitted", "Infra errors", "Primary failure causes"]
+              "Parse failures", "Model limits", "Over-submitted", "Infra errors", "Primary failure causes"]
     body, stats = [], []
     for g in groups:
         scored = g.scored
@@ -109,6 +111,7 @@ def results_table(groups: list[Group]) -> tuple[list[str], list[list[str]], list
             causes[_cause_label(r)] = causes.get(_cause_label(r), 0) + 1
         top = sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
         cause_text = "; ".join(f"{c} {n / len(scored):.0%}" for c, n in top) or "—"
+        counts = count_episodes(g.rows)
         mean_f1 = mean(f1)
         em_rate = mean([float(r["exact_match"]) for r in scored])
         stats.append({"level": g.level, "label": g.label, "mean_f1": mean_f1, "ci": ci, "em_rate": em_rate})
@@ -116,10 +119,10 @@ def results_table(groups: list[Group]) -> tuple[list[str], list[list[str]], list
                      f"{_num(mean_f1)} [{_num(ci[0])}, {_num(ci[1])}]" if ci else "—",
                      _pct(em_rate), _pct(mean([float(r["first_correct"]) for r in scored])),
                      _num(mean([r["ndcg"] for r in scored])),
-                     str(sum(1 for r in scored if not r["parse_ok"])),
+                     str(counts["parse_failures"]), str(sum(counts[cause] for cause in MODEL_LIMITS)),
                      # runs scored before grader version 2 have no over_submitted column: "—"
                      _pct(mean([float(r["over_submitted"]) for r in scored if r.get("over_submitted") is not None])),
-                     str(len(g.rows) - len(scored)), cause_text])
+                     str(counts["infrastructure_errors"]), cause_text])
     return header, body, stats
 
 
