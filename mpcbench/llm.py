@@ -19,6 +19,7 @@ flight (they queue at a server with fewer slots) halves the limit and is retried
 up one of the call's retries (at most QUEUE_RETRIES times). `probe_endpoint` asks the endpoint
 once before a run: `GET /models` (nothing listening, or the key refused: an InfrastructureError),
 then the server's parallel slots where it says (llama.cpp: `/props` `total_slots`, or `/slots`).
+`server_token_count` asks a server's own tokenizer how many tokens a chat request is.
 """
 
 from __future__ import annotations
@@ -233,6 +234,51 @@ async def probe_endpoint(config: EndpointConfig, timeout_s: float = 10.0) -> Ser
             if slots:
                 return ServerInfo(url, slots, f"{path} says {slots}")
         return ServerInfo(url, None, None)
+    finally:
+        await client.aclose()
+
+
+@dataclass(frozen=True)
+class TokenCount:
+    tokens: int
+    how: str   # which endpoint counted them
+
+
+def _count_of(body: Any, key: str) -> int | None:
+    value = body.get(key) if isinstance(body, dict) else None
+    if key == "tokens":
+        return len(value) if isinstance(value, list) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+async def server_token_count(config: EndpointConfig, request: dict, timeout_s: float = 10.0) -> TokenCount | None:
+    """The prompt tokens of a chat request (its messages and tools, the chat template applied) as
+    the server's own tokenizer counts them: vLLM's (and SGLang's) `POST /tokenize` with the
+    messages, or llama.cpp's `POST /apply-template`, then `POST /tokenize` of that prompt with its
+    special tokens, as llama.cpp tokenizes a chat request. None where the server offers neither
+    (OpenAI's own endpoint is never asked) or does not answer."""
+    if not config.names_a_server():
+        return None
+    client = ChatClient(config)
+    chat = {"messages": request["messages"], **({"tools": request["tools"]} if request.get("tools") else {})}
+    try:
+        sdk = client._sdk().with_options(timeout=min(timeout_s, config.timeout_s))
+        root = str(sdk.base_url).rstrip("/").removesuffix("/v1")
+        try:
+            body = await sdk.post(root + "/tokenize", cast_to=object,
+                                  body={"model": config.model, **chat, "add_generation_prompt": True})
+            if (n := _count_of(body, "count")) is not None:
+                return TokenCount(n, f"the server's tokenizer (POST {root}/tokenize)")
+            applied = await sdk.post(root + "/apply-template", cast_to=object, body=chat)
+            prompt = applied.get("prompt") if isinstance(applied, dict) else None
+            if isinstance(prompt, str):
+                body = await sdk.post(root + "/tokenize", cast_to=object,
+                                      body={"content": prompt, "add_special": True, "parse_special": True})
+                if (n := _count_of(body, "tokens")) is not None:
+                    return TokenCount(n, f"the server's tokenizer (POST {root}/apply-template, then /tokenize)")
+        except (openai.APIError, *_MALFORMED):
+            return None
+        return None
     finally:
         await client.aclose()
 

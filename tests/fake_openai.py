@@ -16,6 +16,8 @@ by default ``/v1/models`` lists one model, anything else is 404) and recorded ap
 ``srv.get_requests``, so they never shift a list script. ``serial=True`` makes the server
 answer one chat request at a time, as llama.cpp's server does with one slot: the others wait
 in line, and one whose client has hung up by its turn is dropped (as llama.cpp drops it).
+POSTs to other paths (a tokenizer's `/tokenize`) are answered by ``posts`` (path -> a function of
+the request; anything else is 404) and recorded apart too, in ``srv.other_posts``.
 """
 
 from __future__ import annotations
@@ -181,9 +183,11 @@ class _Server(ThreadingHTTPServer):
 
 class FakeOpenAI:
     def __init__(self, script: Script, *, host: str = "127.0.0.1", gets: dict[str, Behaviour] | None = None,
-                 serial: bool = False):
+                 posts: dict[str, Callable[["RecordedRequest"], Behaviour]] | None = None, serial: bool = False):
         self._script = script
         self._gets = {"/v1/models": models(), **(gets or {})}
+        self._posts = posts or {}
+        self.other_posts: list[RecordedRequest] = []  # POSTs to paths other than chat completions, in order
         self._serial = threading.Lock() if serial else None
         self.get_requests: list[str] = []  # paths of GET requests, in order
         self.dropped: list[RecordedRequest] = []  # serial: requests whose client left before their turn
@@ -269,15 +273,19 @@ class FakeOpenAI:
                     body = json.loads(data) if data else None
                 except ValueError:
                     body = None
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    other = RecordedRequest(len(fake.other_posts), "POST", self.path, headers, body, data)
+                    with fake._lock:
+                        fake.other_posts.append(other)
+                    answer = fake._posts.get(self.path.split("?")[0])
+                    self._respond(answer(other) if answer else status(404, message="unknown path"), None)
+                    return
                 with fake._lock:
                     idx = fake._count
                     fake._count += 1
-                    req = RecordedRequest(idx, "POST", self.path, {k.lower(): v for k, v in self.headers.items()},
-                                          body, data)
+                    req = RecordedRequest(idx, "POST", self.path, headers, body, data)
                     fake.requests.append(req)
-                if not self.path.rstrip("/").endswith("/chat/completions"):
-                    self._send(404, b'{"error": {"message": "unknown path"}}', "application/json", ())
-                    return
                 try:
                     beh = fake._next(req)
                 except Exception as e:  # noqa: BLE001 - a broken callable script should fail loudly, not hang

@@ -1,16 +1,18 @@
-"""`mpcbench eval --dry-run` plans the run and sizes its first requests without calling the
-endpoint; the sizes it prints are what the run then sends (within 5 %), measured on the bytes a
-fake endpoint receives."""
+"""`mpcbench eval --dry-run` plans the run and sizes its first requests without a chat call; the
+sizes it prints are what the run then sends (within 5 %), measured on the bytes a fake endpoint
+receives; where the server offers a tokenizer (vLLM's or llama.cpp's `/tokenize`) the tokens are
+its count of the very request the run then sends."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
 
 from evalkit import GoldModel
-from fake_openai import FakeOpenAI
+from fake_openai import Behaviour, FakeOpenAI
 from mpcbench.cli import app
 from mpcbench.episode.engine import DEFAULT_MAX_STEPS
 
@@ -35,7 +37,7 @@ def test_the_dry_runs_first_requests_are_what_the_run_sends(db_path, tmp_path, m
     model = GoldModel(db_path)
     with FakeOpenAI(model) as srv:
         dry = runner.invoke(app, eval_args(db_path, srv.base_url, *options, "--dry-run"))
-        assert srv.requests == [] and srv.get_requests == []   # nothing was sent, not even the probe
+        assert srv.requests == [] and srv.get_requests == []   # no chat call, not even the probe
         assert dry.exit_code == 0, dry.output
         assert not (tmp_path / "run").exists()
         run = runner.invoke(app, eval_args(db_path, srv.base_url, *options, "--out", str(tmp_path / "run")))
@@ -47,10 +49,56 @@ def test_the_dry_runs_first_requests_are_what_the_run_sends(db_path, tmp_path, m
     planned = dry_rows(dry.output)
     assert sorted(planned) == sorted(sent) == [1, 2, 3, 4]
     for level, row in planned.items():
-        chars, tokens = int(row[2]), int(row[3])
+        chars = int(row[2])
         assert abs(chars - sent[level]) <= 0.05 * sent[level], (level, chars, sent[level])
-        assert tokens == round(chars / 4)
+        assert row[3] == f"≈ {round(chars / 4)}"   # the fake offers no tokenizer: characters / 4
         assert f"level {level}: L{level}-0001" in dry.output
+    assert "within about ±15% of real tokenizers" in dry.output
+
+
+def fake_tokens(text: str) -> int:
+    """The fake server's tokenizer: words and single punctuation marks."""
+    return len(re.findall(r"\w+|[^\w\s]", text))
+
+
+def chat_text(messages: list[dict], tools: list | None) -> str:
+    """The fake server's chat template: every message's role and content, then the tools."""
+    return "".join(f"<{m['role']}>{m.get('content') or ''}" for m in messages) + json.dumps(tools or [])
+
+
+def vllm_tokenize(req) -> Behaviour:   # POST /tokenize with the messages: {"count": n, ...}
+    return Behaviour(body={"count": fake_tokens(chat_text(req.body["messages"], req.body.get("tools"))),
+                           "max_model_len": 32768, "tokens": []})
+
+
+def llama_apply_template(req) -> Behaviour:   # POST /apply-template: {"prompt": text}
+    return Behaviour(body={"prompt": chat_text(req.body["messages"], req.body.get("tools"))})
+
+
+def llama_tokenize(req) -> Behaviour:   # POST /tokenize of a text: {"tokens": [...]}; without content, none
+    return Behaviour(body={"tokens": list(range(fake_tokens(req.body.get("content") or "")))})
+
+
+SERVERS = {"vLLM": {"/tokenize": vllm_tokenize},
+           "llama.cpp": {"/tokenize": llama_tokenize, "/apply-template": llama_apply_template}}
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_the_dry_runs_tokens_are_the_servers_count_of_the_request_the_run_sends(db_path, tmp_path, monkeypatch,
+                                                                                 server):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dry")
+    model = GoldModel(db_path)
+    with FakeOpenAI(model, posts=SERVERS[server]) as srv:
+        dry = runner.invoke(app, eval_args(db_path, srv.base_url, "--dry-run"))
+        assert dry.exit_code == 0, dry.output
+        assert srv.requests == [] and srv.other_posts   # the tokenizer, never a chat call
+        run = runner.invoke(app, eval_args(db_path, srv.base_url, "--out", str(tmp_path / "run")))
+        assert run.exit_code == 0, run.output
+        counted = {model.instance(r.messages)[1]: fake_tokens(chat_text(r.messages, r.body.get("tools")))
+                   for r in srv.chat_requests if len(r.messages) == 2}
+    planned = {level: int(row[3]) for level, row in dry_rows(dry.output).items()}
+    assert planned == counted and len(counted) == 4
+    assert "tokens are counted by the server's tokenizer" in dry.output and "/tokenize" in dry.output
 
 
 def test_like_takes_the_steps_and_tokens_of_an_earlier_run(db_path, tmp_path, monkeypatch):

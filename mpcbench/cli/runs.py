@@ -13,7 +13,7 @@ from rich.table import Table
 from ..episode.record import COUNTS, counted_as
 from ..harness.ablation import run_ablation
 from ..harness.config import AGENTS, EvalConfig
-from ..harness.dry_run import CHARS_PER_TOKEN, REPLY_TOKENS, STEP_TOKENS, DryRun, dry_run as dry_run_plan
+from ..harness.dry_run import CHARS_PER_TOKEN, REPLY_TOKENS, STEP_TOKENS, TOKEN_MARGIN, DryRun, dry_run as dry_run_plan
 from ..harness.merge import merge_runs
 from ..harness.rescore import rescore
 from ..harness.runner import Progress as EvalProgress, run_eval
@@ -84,14 +84,15 @@ def print_dry_run(plan: DryRun) -> None:
     for lp in plan.levels:
         names = " ".join(i if c.trials == 1 else f"{i}#{t}" for i, t in lp.episodes)
         console.print(f"level {lp.level}: {names}", markup=False, highlight=False, soft_wrap=True)
-    table = Table(title="Per level: the first request in characters (≈ tokens), and per episode: steps and "
+    table = Table(title="Per level: the first request in characters and tokens, and per episode: steps and "
                         "tokens; the level's cost")
-    for column in ("level", "episodes", "first request", "≈ tokens", "steps", "prompt tokens", "completion tokens",
+    for column in ("level", "episodes", "first request", "tokens", "steps", "prompt tokens", "completion tokens",
                    "US$"):
         table.add_column(column, justify="right")
     for lp in plan.levels:
         cost = plan.cost(lp)
-        table.add_row(str(lp.level), str(len(lp.episodes)), str(lp.first_request_chars), str(lp.first_request_tokens),
+        table.add_row(str(lp.level), str(len(lp.episodes)), str(lp.first_request_chars),
+                      f"{lp.first_request_tokens}" if lp.counted else f"≈ {lp.first_request_tokens}",
                       f"{lp.steps:.1f}", f"{lp.prompt_tokens:,.0f}", f"{lp.completion_tokens:,.0f}",
                       "n/a" if cost is None else f"{cost:.4f}")
     console.print(table)
@@ -99,7 +100,13 @@ def print_dry_run(plan: DryRun) -> None:
              f"every episode spending --max-steps {c.max_steps}, each step adding {STEP_TOKENS} tokens to the "
              f"conversation and {c.max_tokens or REPLY_TOKENS} of reply: an upper bound")
     price = plan.price
-    console.print(f"Estimate: tokens are characters / {CHARS_PER_TOKEN}; {basis}; "
+    counted = sorted({lp.counted.how for lp in plan.levels if lp.counted})
+    if counted:
+        tokens = f"tokens are counted by {' and '.join(counted)} (≈: characters / {CHARS_PER_TOKEN} where it did not answer)"
+    else:
+        tokens = (f"tokens are characters / {CHARS_PER_TOKEN}, within about ±{TOKEN_MARGIN:.0%} of real tokenizers (a "
+                  "server with a /tokenize endpoint, named by --base-url, counts them exactly)")
+    console.print(f"Estimate: {tokens}; {basis}; "
                   + (f"prices of {price['model']}: US$ {price['input']:g} / {price['output']:g} per million "
                      "prompt / completion tokens." if price else "no price for this model (--prices FILE)."),
                   markup=False, highlight=False, soft_wrap=True)

@@ -4,7 +4,9 @@
     plan.levels[0].first_request_chars    # the first request of level 1's first episode
 
 For each level: its episodes, the first request of its first episode (built as the run builds it:
-`prompt_sizes.first_request` with the run's options) in characters and tokens (characters / 4),
+`prompt_sizes.first_request` with the run's options) in characters and tokens: counted by the
+server's own tokenizer where the run names a server that offers one (`llm.server_token_count`:
+vLLM's, SGLang's and llama.cpp's `/tokenize`), else characters / 4, with its margin,
 and an estimate of an episode's tokens and the run's cost (`prices.toml`, `--prices`). The
 estimate takes each level's mean steps and tokens per episode from an earlier run (`--like RUN`,
 its runs.parquet), or else assumes every episode spends its `--max-steps`, each step adding a
@@ -14,20 +16,24 @@ an upper bound more than a forecast, and said so.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
 from ..errors import UserError
+from ..llm import TokenCount, server_token_count
 from ..sandbox import sandbox_status
 from ..warehouse import db
 from .config import RUN_JSON, EvalConfig
 from .cost import episode_cost, model_price
-from .plans import agent_options, plan_episodes
+from .plans import agent_options, endpoint_config, plan_episodes
 from .prompt_sizes import first_request, request_chars
 
-CHARS_PER_TOKEN = 4      # what tokens are estimated from (about 4.2 on these prompts with o200k_base: docs/mint.md)
+CHARS_PER_TOKEN = 4      # what tokens are estimated from without the server's tokenizer
+TOKEN_MARGIN = 0.15      # how far characters / 4 is from real tokenizers on these prompts (o200k_base: 4.2
+                         # characters a token, docs/mint.md; Qwen2.5's: 4-15 % more tokens)
 STEP_TOKENS = 500        # without --like: a step's reply and tool result, in tokens
 REPLY_TOKENS = 200       # without --like: a reply's completion tokens
 
@@ -41,10 +47,11 @@ class LevelPlan:
     prompt_tokens: float              # per episode
     completion_tokens: float          # per episode
     measured: bool                    # taken from the --like run
+    counted: TokenCount | None = None # the server's own count of the first request's tokens
 
     @property
     def first_request_tokens(self) -> int:
-        return round(self.first_request_chars / CHARS_PER_TOKEN)
+        return self.counted.tokens if self.counted else round(self.first_request_chars / CHARS_PER_TOKEN)
 
 
 @dataclass
@@ -79,6 +86,13 @@ def assumed(config: EvalConfig, first_tokens: int) -> tuple[float, float, float]
     return float(steps), steps * first_tokens + steps * (steps - 1) / 2 * STEP_TOKENS, float(steps * reply)
 
 
+def server_count(config: EvalConfig, request: dict) -> TokenCount | None:
+    """The tokens of `request` by the tokenizer of the server an `openai` run names; None without one."""
+    if config.agent != "openai" or not config.model:
+        return None
+    return asyncio.run(server_token_count(endpoint_config(config, config.model), request, timeout_s=5.0))
+
+
 def dry_run(config: EvalConfig, like: Path | None = None) -> DryRun:
     """Plan the run and size what it would send (see the module docstring); nothing is sent."""
     if config.agent == "replay":
@@ -98,8 +112,11 @@ def dry_run(config: EvalConfig, like: Path | None = None) -> DryRun:
                                     privacy=config.privacy_instructions == "on",
                                     options=agent_options(config, mine[0][1]))
             chars = request_chars(request, config.model or "")
-            steps, prompt, completion = means.get(level) or assumed(config, round(chars / CHARS_PER_TOKEN))
-            levels.append(LevelPlan(level, mine, chars, steps, prompt, completion, level in means))
+            counted = server_count(config, request)
+            plan = LevelPlan(level, mine, chars, 0.0, 0.0, 0.0, level in means, counted)
+            plan.steps, plan.prompt_tokens, plan.completion_tokens = (
+                means.get(level) or assumed(config, plan.first_request_tokens))
+            levels.append(plan)
     finally:
         con.close()
     plan = DryRun(config, levels, model_price(config.model, config.prices) if config.agent == "openai" else None,
