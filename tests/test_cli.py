@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import shutil
 from pathlib import Path
 
@@ -112,9 +115,52 @@ def test_sql_max_rows_shows_that_many_rows_and_says_when_there_are_more(small_db
     shown = [int(cell) for line in result.output.splitlines() if line.startswith("│")
              for cell in [line.strip("│ ")] if cell.isdigit()]
     assert shown == list(range(100))
-    assert "(the first 100 rows; --max-rows N shows more)" in result.output
+    assert "(the first 100 rows; --max-rows N shows more" in result.output
     every = runner.invoke(app, ["sql", "select * from range(7) t(x)", "--max-rows", "100", "--db", str(small_db)])
     assert "the first" not in every.output
+
+
+WHOLE = ("select instance_id, level, prompt, now, [level, level + 1] as pair, 'a|b' as piped from instances "
+         "order by instance_id")
+
+
+def expected_rows(small_db) -> tuple[list[str], list[tuple]]:
+    con = duckdb.connect(str(small_db), read_only=True)
+    try:
+        relation = con.sql(WHOLE)
+        return relation.columns, relation.fetchall()
+    finally:
+        con.close()
+
+
+def test_sql_format_prints_every_row_and_every_value_whole_for_scripts(small_db):
+    """csv, json and markdown: all 8 rows (a box table shows 50 at most and shortens the prompts),
+    each value as the database holds it; the box table is what --format box and no option give."""
+    columns, rows = expected_rows(small_db)
+    assert len(rows) == 8 and max(len(r[2]) for r in rows) > 300   # prompts a box table would cut
+    out = {fmt: runner.invoke(app, ["sql", WHOLE, "--format", fmt, "--db", str(small_db)])
+           for fmt in ("csv", "json", "markdown")}
+    assert all(r.exit_code == 0 for r in out.values()), {f: r.output for f, r in out.items()}
+
+    read = list(csv.reader(io.StringIO(out["csv"].output)))
+    assert read[0] == columns and len(read) == 9
+    assert [(r[0], int(r[1]), r[2], r[3], json.loads(r[4])) for r in read[1:]] == \
+        [(r[0], r[1], r[2], r[3].isoformat(), r[4]) for r in rows]
+
+    objects = json.loads(out["json"].output)
+    assert objects == [{"instance_id": r[0], "level": r[1], "prompt": r[2], "now": r[3].isoformat(),
+                        "pair": r[4], "piped": "a|b"} for r in rows]
+
+    lines = out["markdown"].output.splitlines()
+    assert len(lines) == 10 and lines[1] == "| --- | --- | --- | --- | --- | --- |"
+    assert all(line.endswith("| a\\|b |") for line in lines[2:])
+    assert rows[0][2].replace("\n", "<br>") in lines[2]
+
+    box = runner.invoke(app, ["sql", WHOLE, "--db", str(small_db)])
+    assert box.output == runner.invoke(app, ["sql", WHOLE, "--format", "box", "--db", str(small_db)]).output
+    assert rows[0][2] not in box.output   # the box table shortens a prompt
+    bad = runner.invoke(app, ["sql", WHOLE, "--format", "xml", "--db", str(small_db)])
+    assert bad.exit_code == 2 and "--format must be one of box, csv, json, markdown" in bad.output
 
 
 def test_sql_interactive_runs_statements_until_quit_and_stays_read_only(small_db):

@@ -125,3 +125,33 @@ def test_like_without_dry_run_and_a_bad_like_are_one_line(db_path, tmp_path):
     result = runner.invoke(app, ["eval", "--db", str(db_path), "--dry-run", "--like", str(tmp_path)])
     assert result.exit_code == 1 and "not a finished run directory" in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("options", [("--mode", "tools"), ("--protocol", "mint", "--privacy-instructions", "on")])
+def test_show_request_prints_the_very_request_the_run_sends_and_nothing_else(db_path, tmp_path, monkeypatch, options):
+    """--show-request json is the body a fake endpoint then receives for that instance's first
+    request, byte for byte (so nothing of the gold can be in it that the model would not get);
+    --show-request text holds each message whole and every tool's name; neither calls anything."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dry")
+    model = GoldModel(db_path)
+    with FakeOpenAI(model, posts=SERVERS["vLLM"]) as srv:
+        shown = runner.invoke(app, eval_args(db_path, srv.base_url, "--instance", "L4-0001", *options,
+                                             "--show-request", "json"))
+        text = runner.invoke(app, eval_args(db_path, srv.base_url, "--instance", "L4-0001", *options,
+                                            "--show-request", "text"))
+        assert shown.exit_code == 0 and text.exit_code == 0, shown.output + text.output
+        assert srv.requests == [] and srv.get_requests == [] and srv.other_posts == []
+        run = runner.invoke(app, eval_args(db_path, srv.base_url, "--instance", "L4-0001", *options,
+                                           "--out", str(tmp_path / "run")))
+        assert run.exit_code == 0, run.output
+        first = srv.chat_requests[0]
+    assert shown.output.strip() == first.raw.decode("utf-8")
+    body = json.loads(shown.output)
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+    for message in body["messages"]:
+        assert message["content"] in text.output
+    for tool in body.get("tools", []):
+        assert f"\n{tool['function']['name']}: " in text.output
+    assert text.output.startswith("=== L4-0001 (level 4): the first request")
+    bad = runner.invoke(app, eval_args(db_path, "http://127.0.0.1:9/v1", "--show-request", "yaml"))
+    assert bad.exit_code == 2 and "--show-request must be one of text, json" in bad.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -15,6 +16,7 @@ from ..harness.ablation import run_ablation
 from ..harness.config import AGENTS, EvalConfig
 from ..harness.dry_run import CHARS_PER_TOKEN, REPLY_TOKENS, STEP_TOKENS, TOKEN_MARGIN, DryRun, dry_run as dry_run_plan
 from ..harness.merge import merge_runs
+from ..harness.prompt_sizes import compact
 from ..harness.rescore import rescore
 from ..harness.runner import Progress as EvalProgress, run_eval
 from ..model_limits import CAUSES as MODEL_LIMITS
@@ -114,10 +116,28 @@ def print_dry_run(plan: DryRun) -> None:
         err.print(f"note: {warning}", markup=False, highlight=False, soft_wrap=True)
 
 
+def request_text(instance_id: str, level: int, body: dict) -> str:
+    """A first request for reading: each message whole, each tool with its arguments' schema,
+    then the other fields of the body."""
+    lines = [f"=== {instance_id} (level {level}): the first request, as sent to POST /chat/completions"]
+    for m in body["messages"]:
+        lines += [f"--- {m['role']} ({len(m['content']):,} characters)", m["content"]]
+    if body.get("tools"):
+        lines.append(f"--- tools ({len(body['tools'])})")
+        for tool in body["tools"]:
+            f = tool["function"]
+            lines += [f"{f['name']}: {f.get('description', '')}",
+                      f"    arguments: {json.dumps(f.get('parameters', {}), ensure_ascii=False)}"]
+    rest = {k: v for k, v in body.items() if k not in ("messages", "tools")}
+    lines.append(f"--- and: {json.dumps(rest, ensure_ascii=False)}")
+    return "\n".join(lines)
+
+
 # eval's options: each EvalConfig field's is named after it (its option: `config.option_name`) and
 # takes its default; these are the command's own.
 DEFAULT = EvalConfig()
-NOT_CONFIG = {"ablation", "ablation_code", "resume", "retry_errors", "overwrite", "dry_run", "like"}
+NOT_CONFIG = {"ablation", "ablation_code", "resume", "retry_errors", "overwrite", "dry_run", "like", "show_request"}
+REQUEST_FORMATS = ("text", "json")
 
 
 def config_of(params: dict) -> EvalConfig:
@@ -216,6 +236,10 @@ def eval_command(
                                                "and an estimate of tokens and cost; send nothing.")] = False,
     like: Annotated[Path | None, typer.Option(help="With --dry-run: take steps and tokens per episode from this "
                                                    "earlier run (default: every episode spends --max-steps).")] = None,
+    show_request: Annotated[str | None, typer.Option(
+        "--show-request", help="Print the first request of each level's first episode (--instance ID: of that "
+                               "instance) in full, as the run would send it with these options, and send nothing: "
+                               "text (each message and tool, to read) or json (the body, one line each).")] = None,
     db: Annotated[Path, typer.Option("--db", help="The DuckDB file to read.")] = Path(DEFAULT.db),
 ) -> None:
     """Run an agent on the benchmark's instances and write runs/candidates/tool_calls Parquet tables.
@@ -229,6 +253,14 @@ def eval_command(
     config = config_of(ctx.params)
     if like is not None and not dry_run:
         fail("--like goes with --dry-run", 2)
+    if show_request is not None:
+        if show_request not in REQUEST_FORMATS:
+            fail(f"--show-request must be one of {', '.join(REQUEST_FORMATS)}, not {show_request!r}", 2)
+        for lp in dry_run_plan(config, count_tokens=False).levels:
+            instance_id = lp.episodes[0][0]
+            typer.echo(compact(lp.request) if show_request == "json" else request_text(instance_id, lp.level,
+                                                                                        lp.request))
+        return
     if dry_run:
         if ablation or resume:
             fail("--dry-run plans a new run, not --ablation or --resume", 2)

@@ -25,6 +25,7 @@ from ..warehouse.explain import SHOWN_REJECTED, explain as explain_instance
 from ..warehouse.scale import DEFAULT_PARTITION_SIZE, build_partitioned
 from ..world.config import ConfigError
 from ..world.split import PRIVATE_SPLITS, SECRET_ENV
+from .query_output import FORMATS, rows_text
 from .common import DbOption, console, err, fail, open_db, parse_levels
 
 
@@ -183,17 +184,31 @@ def check_read_only(query: str) -> None:
         raise UserError(f"only SELECT (or WITH ... SELECT) queries are allowed, not {statement.key.upper()}", 2)
 
 
-def show_query(con: duckdb.DuckDBPyConnection, query: str, max_rows: int, params: dict | None = None) -> None:
-    """Print up to `max_rows` rows of one read-only query, saying so when there are more."""
+def show_query(con: duckdb.DuckDBPyConnection, query: str, max_rows: int | None, params: dict | None = None,
+               fmt: str = "box") -> None:
+    """Print one read-only query's rows: a box table of the first `max_rows` (default 50), saying
+    so when there are more, or every row (up to `max_rows` if given) whole in `fmt` (csv, json,
+    markdown)."""
     check_read_only(query)
     try:
         relation = con.sql(query, params=params)
+        if relation is None:
+            raise UserError("the statement returns no rows: give a SELECT", 2)
+        if fmt != "box":
+            rows = (relation if max_rows is None else relation.limit(max_rows)).fetchall()
+            typer.echo(rows_text(relation.columns, rows, fmt))
+            return
+        max_rows = max_rows or SQL_ROWS
         relation.limit(max_rows).show(max_rows=max_rows, max_width=console.width)
         more = bool(relation.limit(1, offset=max_rows).fetchall())
     except duckdb.Error as e:
         raise UserError(f"query failed: {str(e).splitlines()[0]}", 2) from None
     if more:
-        console.print(f"(the first {max_rows} rows; --max-rows N shows more)", markup=False, highlight=False)
+        console.print(f"(the first {max_rows} rows; --max-rows N shows more, --format csv|json|markdown every one "
+                      "whole)", markup=False, highlight=False)
+
+
+SQL_ROWS = 50   # a box table's rows by default
 
 
 SHELL_HELP = ("Read-only SQL over {db}: end a statement with ';'. .tables lists the tables and views, "
@@ -205,7 +220,7 @@ SHELL_SCHEMA = ("select column_name, data_type from information_schema.columns w
                 "order by ordinal_position")
 
 
-def shell(con: duckdb.DuckDBPyConnection, db_path: Path, max_rows: int) -> None:
+def shell(con: duckdb.DuckDBPyConnection, db_path: Path, max_rows: int | None, fmt: str = "box") -> None:
     """A small read-only SQL prompt over the warehouse (for when no duckdb CLI of the same version
     is at hand)."""
     console.print(SHELL_HELP.format(db=db_path), markup=False, highlight=False)
@@ -234,7 +249,7 @@ def shell(con: duckdb.DuckDBPyConnection, db_path: Path, max_rows: int) -> None:
         if lines[-1].rstrip().endswith(";"):
             statement, lines = "\n".join(lines).rstrip().rstrip(";"), []
             try:
-                show_query(con, statement, max_rows)
+                show_query(con, statement, max_rows, fmt=fmt)
             except UserError as e:
                 err.print(f"error: {e}", markup=False, highlight=False, soft_wrap=True)
 
@@ -242,7 +257,11 @@ def shell(con: duckdb.DuckDBPyConnection, db_path: Path, max_rows: int) -> None:
 def sql(
     query: Annotated[str | None, typer.Argument(help="One SELECT statement.")] = None,
     db_path: DbOption = db.DEFAULT_DB,
-    max_rows: Annotated[int, typer.Option(min=1, help="Rows to print at most.")] = 50,
+    max_rows: Annotated[int | None, typer.Option(min=1, help=f"Rows to print at most (default: {SQL_ROWS} in a box "
+                                                              "table, every row in the other formats).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="box (a table for the terminal; wide values shortened), "
+                                                      "or every value whole: csv, json (an array of objects) or "
+                                                      "markdown.")] = "box",
     interactive: Annotated[bool, typer.Option("--interactive", "-i", help="A read-only SQL prompt over the "
                                                                           "warehouse.")] = False,
 ) -> None:
@@ -250,13 +269,15 @@ def sql(
     --interactive, a prompt for many)."""
     if interactive == (query is not None):
         fail("give one SELECT statement, or --interactive for a prompt", 2)
+    if fmt not in FORMATS:
+        fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}", 2)
     if query is not None:
         check_read_only(query)
     con = open_db(db_path)
     if interactive:
-        shell(con, db_path, max_rows)
+        shell(con, db_path, max_rows, fmt)
     elif query is not None:
-        show_query(con, query, max_rows)
+        show_query(con, query, max_rows, fmt=fmt)
 
 
 def explain(

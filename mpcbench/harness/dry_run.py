@@ -48,6 +48,7 @@ class LevelPlan:
     completion_tokens: float          # per episode
     measured: bool                    # taken from the --like run
     counted: TokenCount | None = None # the server's own count of the first request's tokens
+    request: dict = field(default_factory=dict)  # the first request's body, as the run sends it
 
     @property
     def first_request_tokens(self) -> int:
@@ -93,8 +94,9 @@ def server_count(config: EvalConfig, request: dict) -> TokenCount | None:
     return asyncio.run(server_token_count(endpoint_config(config, config.model), request, timeout_s=5.0))
 
 
-def dry_run(config: EvalConfig, like: Path | None = None) -> DryRun:
-    """Plan the run and size what it would send (see the module docstring); nothing is sent."""
+def dry_run(config: EvalConfig, like: Path | None = None, *, count_tokens: bool = True) -> DryRun:
+    """Plan the run and size what it would send (see the module docstring); no chat request is
+    sent (`count_tokens`: ask the server's tokenizer)."""
     if config.agent == "replay":
         raise UserError("--dry-run plans a new run; a replay sends nothing (--agent replay)", 2)
     config.validate()
@@ -112,8 +114,9 @@ def dry_run(config: EvalConfig, like: Path | None = None) -> DryRun:
                                     privacy=config.privacy_instructions == "on",
                                     options=agent_options(config, mine[0][1]))
             chars = request_chars(request, config.model or "")
-            counted = server_count(config, request)
-            plan = LevelPlan(level, mine, chars, 0.0, 0.0, 0.0, level in means, counted)
+            counted = server_count(config, request) if count_tokens else None
+            plan = LevelPlan(level, mine, chars, 0.0, 0.0, 0.0, level in means, counted,
+                             {"model": config.model or "", **request})
             plan.steps, plan.prompt_tokens, plan.completion_tokens = (
                 means.get(level) or assumed(config, plan.first_request_tokens))
             levels.append(plan)
