@@ -1,5 +1,8 @@
-"""Stopping and restarting `mpcbench eval`: Ctrl-C says how to resume (exit 130), a failed eval
-leaves no empty run directory, and a resume with options other than the run's is refused."""
+"""Stopping and restarting `mpcbench eval`: Ctrl-C at any moment (while starting, before the
+first episode, mid-call, while the tables are written) exits 130 with one line saying what is
+saved and how to resume, and nothing after it; a failed eval leaves no empty run directory, and a
+resume with options other than the run's is refused. `python bench/interrupts.py` presses Ctrl-C
+at random moments many times, with both cores busy."""
 
 from __future__ import annotations
 
@@ -12,11 +15,12 @@ import time
 from pathlib import Path
 
 import polars as pl
+import pytest
 import typer.main
 from typer.testing import CliRunner
 
 from evalkit import PerInstance, submit
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, hang
 from mpcbench.cli import app
 from mpcbench.cli.runs import NOT_CONFIG
 from mpcbench.harness.config import EvalConfig, option_name
@@ -26,32 +30,99 @@ ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
 
 
-def test_ctrl_c_exits_130_and_says_how_to_resume(db_path, golds, tmp_path):
-    def answer(req):
-        return dataclasses.replace(script(req), delay_s=0.3)
-
-    script = PerInstance(db_path, {}, default=lambda i, k: submit(golds[i], int(i[1])))
+def start_eval(db_path, run: Path, base_url: str) -> subprocess.Popen:
+    """`mpcbench eval` as a user starts it: the console script, in a process of its own."""
     env = {**os.environ, "OPENAI_API_KEY": "sk-test", "PYTHONPATH": str(ROOT)}
-    run = tmp_path / "run"
-    with FakeOpenAI(answer) as srv:
-        args = [sys.executable, "-m", "mpcbench", "eval", "--agent", "openai", "--model", "fake-model",
-                "--base-url", srv.base_url, "--db", str(db_path), "--out", str(run), "--concurrency", "2"]
-        proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and len(read_journal(run / "journal.jsonl")) < 2:
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGINT)
-        _, stderr = proc.communicate(timeout=60)
-        assert proc.returncode == 130, stderr
-        saved = len(read_journal(run / "journal.jsonl"))
-        last = stderr.strip().splitlines()[-1]
-        assert f"{saved} of {len(golds)} episodes are saved" in last and f"mpcbench eval --resume --out {run}" in last
-        assert "Traceback" not in stderr
+    script = Path(sys.executable).with_name("mpcbench")
+    args = [str(script), "eval", "--agent", "openai", "--model", "fake-model", "--base-url", base_url,
+            "--db", str(db_path), "--out", str(run), "--concurrency", "2"]
+    return subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
+
+def wait_for(condition, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the moment to press Ctrl-C never came"
+        time.sleep(0.01)
+
+
+def interrupt(proc: subprocess.Popen) -> str:
+    """Ctrl-C; the process's stderr, once it has exited 130 (checked)."""
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    return stderr
+
+
+def one_line(stderr: str) -> str:
+    """The one line an interrupt leaves: nothing else on stderr, no traceback, no warning."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+def slow_answers(db_path, golds, delay_s: float = 0.3):
+    script = PerInstance(db_path, {}, default=lambda i, k: submit(golds[i], int(i[1])))
+    return lambda req: dataclasses.replace(script(req), delay_s=delay_s)
+
+
+def test_ctrl_c_while_starting_says_nothing_was_saved(db_path, tmp_path):
+    """Pressed while the command's libraries are still being imported (the first second)."""
+    with FakeOpenAI(lambda req: None) as srv:
+        proc = start_eval(db_path, tmp_path / "run", srv.base_url)
+        time.sleep(0.2)
+        line = one_line(interrupt(proc))
+    assert line == "error: interrupted while starting; nothing was saved"
+    assert not (tmp_path / "run").exists()
+
+
+def test_ctrl_c_before_any_episode_leaves_no_run_directory(db_path, tmp_path):
+    """Pressed while the run asks the endpoint before it starts (the server does not answer)."""
+    with FakeOpenAI(lambda req: None, gets={"/v1/models": hang(30)}) as srv:
+        proc = start_eval(db_path, tmp_path / "run", srv.base_url)
+        wait_for(lambda: srv.get_requests)
+        line = one_line(interrupt(proc))
+    assert line == "error: interrupted before any episode finished; nothing was saved"
+    assert not (tmp_path / "run").exists()
+
+
+def test_ctrl_c_mid_call_exits_130_and_says_how_to_resume(db_path, golds, tmp_path):
+    run = tmp_path / "run"
+    with FakeOpenAI(slow_answers(db_path, golds)) as srv:
+        proc = start_eval(db_path, run, srv.base_url)
+        wait_for(lambda: len(read_journal(run / "journal.jsonl")) >= 2)
+        line = one_line(interrupt(proc))
+        saved = len(read_journal(run / "journal.jsonl"))
+        assert 2 <= saved < len(golds)
+        assert line == (f"error: interrupted: {saved} of {len(golds)} episodes are saved in {run}; finish the run "
+                        f"with: mpcbench eval --resume --out {run}")
         resumed = runner.invoke(app, ["eval", "--resume", "--out", str(run), "--base-url", srv.base_url],
                                 env={"OPENAI_API_KEY": "sk-test"})
     assert resumed.exit_code == 0, resumed.output
     assert pl.read_parquet(run / "runs.parquet").height == len(golds)
+
+
+def test_ctrl_c_while_the_tables_are_written_says_every_episode_is_saved(db_path, golds, tmp_path):
+    """Pressed once the last episode is journaled, while the tables are computed and written; the
+    resume then writes them. A run that finished first is tried again (at most 3 times)."""
+    for attempt in range(3):
+        run = tmp_path / f"run{attempt}"
+        with FakeOpenAI(slow_answers(db_path, golds, 0.05)) as srv:
+            proc = start_eval(db_path, run, srv.base_url)
+            wait_for(lambda run=run: len(read_journal(run / "journal.jsonl")) == len(golds))
+            proc.send_signal(signal.SIGINT)
+            _, stderr = proc.communicate(timeout=60)
+            if proc.returncode == 0:
+                continue
+            assert proc.returncode == 130, stderr
+            assert one_line(stderr) == (f"error: interrupted: {len(golds)} of {len(golds)} episodes are saved in "
+                                        f"{run}; finish the run with: mpcbench eval --resume --out {run}")
+            resumed = runner.invoke(app, ["eval", "--resume", "--out", str(run), "--base-url", srv.base_url],
+                                    env={"OPENAI_API_KEY": "sk-test"})
+            assert resumed.exit_code == 0 and "0 run now" in resumed.output, resumed.output
+            assert pl.read_parquet(run / "runs.parquet").height == len(golds)
+            return
+    pytest.skip("each run wrote its tables before the interrupt arrived")
 
 
 def test_a_failed_eval_leaves_no_run_directory(db_path, tmp_path):

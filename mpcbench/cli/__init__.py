@@ -3,29 +3,49 @@
 library function. `mpcbench = "mpcbench.cli:app"` is the console script.
 
 A `UserError` that reaches this level, from any command, is printed as one line (no traceback
-unless `mpcbench --debug ...`) and becomes the exit status it carries."""
+unless `mpcbench --debug ...`) and becomes the exit status it carries. Ctrl-C, at any moment, is
+one line and exit status 130 (`mpcbench.interrupt`)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
+import click
 import typer
 from typer.core import TyperGroup
 
 from ..errors import UserError
+from ..interrupt import EXIT_STATUS, is_interrupt, leaving, watch
 from ..legacy import cli as legacy
 from . import dataset, integrations, runs, tools, warehouse
-from .common import report_error
+from .common import err, fail, report_error
+
+
+# What Ctrl-C leaves of a command that does not say it itself (`eval` names the episodes saved).
+INTERRUPTED = {"build": "nothing was written: a build writes its database whole or not at all",
+               "eval": "what it saved is in its run directory; `mpcbench eval --resume --out RUN` finishes it"}
 
 
 class Commands(TyperGroup):
-    """The command group: one line for a user error, wherever in a command it is raised."""
+    """The command group: one line for a user error, wherever in a command it is raised, and one
+    line with exit status 130 for Ctrl-C, at whatever moment (`interrupt`)."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except UserError as e:
+            if e.code == EXIT_STATUS:
+                leaving()
             report_error(e, debug=bool(ctx.params.get("debug")))
+        except (click.exceptions.Exit, click.ClickException):
+            raise
+        except BaseException as e:
+            if not is_interrupt(e):
+                raise
+            leaving()
+            name = ctx.invoked_subcommand or ""
+            fail(f"interrupted: mpcbench {name} stopped before it finished; "
+                 + INTERRUPTED.get(name, "run it again for its whole output"), EXIT_STATUS)
 
 
 app = typer.Typer(help="MPCBench: can an agent compose personal context to schedule a meeting?",
@@ -59,4 +79,12 @@ app.command("trajectories")(integrations.trajectories_command)
 
 
 def main() -> None:
-    app()
+    watch()
+    try:
+        app()
+    except KeyboardInterrupt:  # pressed before a command runs (Commands.invoke answers it within one)
+        leaving()
+        err.print("[bold red]error:[/] interrupted while starting; nothing was saved", highlight=False)
+        raise SystemExit(EXIT_STATUS) from None
+    finally:  # the command is over: a press while Python shuts down must not undo its exit status
+        leaving()

@@ -18,7 +18,9 @@ from ..harness.dry_run import CHARS_PER_TOKEN, REPLY_TOKENS, STEP_TOKENS, TOKEN_
 from ..harness.merge import merge_runs
 from ..harness.prompt_sizes import compact
 from ..harness.rescore import rescore
-from ..harness.runner import Progress as EvalProgress, run_eval
+from ..harness.runner import EvalResult, Progress as EvalProgress, run_eval
+from ..errors import UserError
+from ..interrupt import EXIT_STATUS, is_interrupt
 from ..model_limits import CAUSES as MODEL_LIMITS
 from ..report.load import parse_prices
 from ..report.render import make_report
@@ -266,16 +268,23 @@ def eval_command(
             fail("--dry-run plans a new run, not --ablation or --resume", 2)
         print_dry_run(dry_run_plan(config, like))
         return
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as bar:
-        given = given_options(ctx)
-        if ablation:
-            results = run_ablation(config, resume=resume, overwrite=overwrite, code=ablation_code,
-                                   progress=lambda name: BarProgress(bar, name), given=given)
-        else:
-            results = [("eval", run_eval(config, resume=resume, retry_errors=retry_errors, overwrite=overwrite,
-                                         progress=BarProgress(bar), given=given))]
+    results: list[tuple[str, EvalResult]] = []
+    try:  # a run says itself what Ctrl-C left of it; this is what comes before and after it
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                      console=err, transient=True, disable=not err.is_terminal) as bar:
+            given = given_options(ctx)
+            if ablation:
+                results = run_ablation(config, resume=resume, overwrite=overwrite, code=ablation_code,
+                                       progress=lambda name: BarProgress(bar, name), given=given)
+            else:
+                results = [("eval", run_eval(config, resume=resume, retry_errors=retry_errors,
+                                             overwrite=overwrite, progress=BarProgress(bar), given=given))]
+    except BaseException as e:
+        if isinstance(e, UserError) or not is_interrupt(e):
+            raise
+        raise UserError(f"interrupted: the run is complete in {results[-1][1].run_dir}" if results else
+                        "interrupted while starting; nothing was saved", EXIT_STATUS) from None
     for name, result in results:
         label = f" ({name})" if ablation and name != result.run_id else ""
         print_summary(f"Run {result.run_id}{label}: {result.episodes} episodes ({result.ran} run now)",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..model_limits import CAUSES as MODEL_LIMITS
@@ -68,7 +68,7 @@ def counted_as(record: Mapping[str, Any]) -> str | None:
     return None if readable else "parse_failures"
 
 
-def count_episodes(records: list[Mapping[str, Any]]) -> dict[str, int]:
+def count_episodes(records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     """How many of `records` fall under each of `COUNTS`."""
     counts = dict.fromkeys(COUNTS, 0)
     for r in records:

@@ -16,13 +16,13 @@ an upper bound more than a forecast, and said so.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
 from ..errors import UserError
+from ..interrupt import run_async
 from ..llm import TokenCount, server_token_count
 from ..sandbox import sandbox_status
 from ..warehouse import db
@@ -89,9 +89,10 @@ def assumed(config: EvalConfig, first_tokens: int) -> tuple[float, float, float]
 
 def server_count(config: EvalConfig, request: dict) -> TokenCount | None:
     """The tokens of `request` by the tokenizer of the server an `openai` run names; None without one."""
-    if config.agent != "openai" or not config.model:
+    model = config.model
+    if config.agent != "openai" or not model:
         return None
-    return asyncio.run(server_token_count(endpoint_config(config, config.model), request, timeout_s=5.0))
+    return run_async(lambda: server_token_count(endpoint_config(config, model), request, timeout_s=5.0))
 
 
 def dry_run(config: EvalConfig, like: Path | None = None, *, count_tokens: bool = True) -> DryRun:
@@ -115,11 +116,11 @@ def dry_run(config: EvalConfig, like: Path | None = None, *, count_tokens: bool 
                                     options=agent_options(config, mine[0][1]))
             chars = request_chars(request, config.model or "")
             counted = server_count(config, request) if count_tokens else None
-            plan = LevelPlan(level, mine, chars, 0.0, 0.0, 0.0, level in means, counted,
-                             {"model": config.model or "", **request})
-            plan.steps, plan.prompt_tokens, plan.completion_tokens = (
-                means.get(level) or assumed(config, plan.first_request_tokens))
-            levels.append(plan)
+            level_plan = LevelPlan(level, mine, chars, 0.0, 0.0, 0.0, level in means, counted,
+                                   {"model": config.model or "", **request})
+            level_plan.steps, level_plan.prompt_tokens, level_plan.completion_tokens = (
+                means.get(level) or assumed(config, level_plan.first_request_tokens))
+            levels.append(level_plan)
     finally:
         con.close()
     plan = DryRun(config, levels, model_price(config.model, config.prices) if config.agent == "openai" else None,

@@ -4,7 +4,6 @@ episodes (instance, level, trial) a config asks for."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from ..agents.openai_agent import AgentOptions, ChatPolicy
 from ..agents.replay import TrajectoryReplay
 from ..episode.engine import Policy, ProgramPolicy
 from ..errors import InfrastructureError, UserError
+from ..interrupt import run_async
 from ..limiter import AdaptiveLimit
 from ..llm import ChatClient, EndpointConfig, ResponseCache, ServerInfo, probe_endpoint
 from .config import CACHE, OFFLINE, RUN_JSON, EvalConfig, parse_shard
@@ -132,7 +132,7 @@ def preflight(config: EvalConfig) -> ServerInfo:
     if endpoint.api_key() is None:
         raise UserError(f"--agent openai: {endpoint.missing_key()}", 2)
     try:
-        return asyncio.run(probe_endpoint(endpoint))
+        return run_async(lambda: probe_endpoint(endpoint))
     except InfrastructureError as e:
         raise UserError(f"{e.message}; check --base-url (nothing was run)", 2) from None
 

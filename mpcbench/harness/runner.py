@@ -9,7 +9,9 @@ An episode is one (instance, trial). Episodes run concurrently on one event loop
 A finished episode is appended to `journal.jsonl` (one JSON line, flushed and fsynced) before
 the next one is counted, so a killed run loses at most the episodes in flight. `resume=True`
 runs the episodes missing from the journal (and, with `retry_errors`, those that ended in an
-infrastructure error) and never adds a second record of a finished one. At the end the tables
+infrastructure error) and never adds a second record of a finished one. Ctrl-C at any moment of
+a run ends it with a UserError of exit status 130 naming what is saved and the resume command
+(`interrupted`). At the end the tables
 are computed from the journal alone (`finalize`, which `mpcbench rescore` also runs): runs,
 candidates, tool_calls, turns and failures Parquet tables and run.json (no secret; versions, the
 build's content hash, seeds, a summary per level), documented column by column in docs/results.md.
@@ -45,6 +47,7 @@ from ..episode.environment import Environment
 from ..episode.modes import make_mode
 from ..episode.tools import HiddenFacts
 from ..errors import UserError
+from ..interrupt import EXIT_STATUS, is_interrupt, run_async
 from ..grading.feedback import FeedbackGiver
 from ..grading.scoring import GRADER_VERSION, Grader, quick_score
 from ..limiter import AdaptiveLimit
@@ -92,13 +95,17 @@ def default_run_id(config: EvalConfig) -> str:
     return "-".join(part for part in (config.agent, model.strip("-"), stamp) if part)
 
 
+def run_directory(config: EvalConfig) -> Path:
+    return Path(config.out) if config.out else DEFAULT_RUNS_DIR / default_run_id(config)
+
+
 def prepare_run(config: EvalConfig, *, resume: bool, overwrite: bool = False,
                 given: frozenset[str] = frozenset()) -> tuple[EvalConfig, Path]:
     """The run directory (not created yet) and the config to run; on resume, the config saved in
     run.json, with the options of RESUME_MAY_CHANGE taken from `config`. `given` names the
     config fields the user set: on resume, one that differs from the saved run is refused.
     `overwrite` deletes a previous run's files from the directory first."""
-    run_dir = Path(config.out) if config.out else DEFAULT_RUNS_DIR / default_run_id(config)
+    run_dir = run_directory(config)
     saved_path = run_dir / RUN_JSON
     if run_dir.exists() and not run_dir.is_dir():
         raise UserError(f"--out {run_dir} is a file, not a run directory; choose another --out")
@@ -133,7 +140,24 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
              progress: Progress | None = None, given: frozenset[str] = frozenset()) -> EvalResult:
     """Run (or finish) an eval and write its tables; see the module docstring. Nothing is created
     before the options, the warehouse and the endpoint are checked; a run directory this call
-    created is removed again if the run fails before any episode is journaled."""
+    created is removed again if the run fails before any episode is journaled. Ctrl-C, at any
+    moment: `interrupted`."""
+    run_dir = run_directory(config)
+    created = not run_dir.exists()
+    try:
+        return _start(config, resume=resume, retry_errors=retry_errors, overwrite=overwrite, progress=progress,
+                      given=given)
+    except BaseException as e:
+        saved = len(read_journal(run_dir / JOURNAL)) if run_dir.is_dir() else 0
+        if created and run_dir.is_dir() and not saved:
+            shutil.rmtree(run_dir, ignore_errors=True)
+        if is_interrupt(e) and not isinstance(e, UserError):
+            raise interrupted(run_dir, saved) from None
+        raise
+
+
+def _start(config: EvalConfig, *, resume: bool, retry_errors: bool, overwrite: bool, progress: Progress | None,
+           given: frozenset[str]) -> EvalResult:
     config, run_dir = prepare_run(config, resume=resume, overwrite=overwrite, given=given)
     if config.agent in EXTERNAL:
         raise UserError(f"{run_dir} is a run of an outside agent ({config.agent}); continue it with "
@@ -146,7 +170,6 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
             raise UserError(f"--mode code needs a sandbox: {why}")
     progress = progress or Progress()
     con = db.open_existing(Path(config.db))
-    created = not run_dir.exists()
     try:
         price = model_price(config.model, config.prices) if config.agent == "openai" else None
         if config.max_cost_usd is not None and price is None:
@@ -171,12 +194,18 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
         write_run_meta(con, config, run_dir, agent=plan.agent, model=plan.model, notes=plan.notes,
                        planned=len(episodes), resume=resume, price=price)
         return _run(con, config, plan, episodes, run_dir, price, retry_errors=retry_errors, progress=progress)
-    except BaseException:
-        if created and run_dir.is_dir() and not read_journal(run_dir / JOURNAL):
-            shutil.rmtree(run_dir, ignore_errors=True)
-        raise
     finally:
         con.close()
+
+
+def interrupted(run_dir: Path, saved: int) -> UserError:
+    """What Ctrl-C leaves, at any moment of a run (exit status 130): the episodes saved and the
+    command that finishes the run (it also writes the tables), or that nothing was saved."""
+    if not saved:
+        return UserError("interrupted before any episode finished; nothing was saved", EXIT_STATUS)
+    planned = (read_run_json(run_dir / RUN_JSON).get("episodes") or {}).get("planned", "?")
+    return UserError(f"interrupted: {saved} of {planned} episodes are saved in {run_dir}; finish the run with: "
+                     f"mpcbench eval --resume --out {run_dir}", EXIT_STATUS)
 
 
 def write_run_meta(con, config: EvalConfig, run_dir: Path, *, agent: str, model: str | None, notes: list[str],
@@ -210,7 +239,7 @@ def write_run_meta(con, config: EvalConfig, run_dir: Path, *, agent: str, model:
 def _run(con, config: EvalConfig, plan: AgentPlan, episodes, run_dir: Path, price: dict | None, *,
          retry_errors: bool, progress: Progress) -> EvalResult:
     """Run the episodes the journal lacks (and, with `retry_errors`, those that failed) and write
-    the tables. Ctrl-C: a UserError (exit status 130) saying how to resume."""
+    the tables."""
     journal_path = run_dir / JOURNAL
     done = read_journal(journal_path, repair=True)
     todo = [(i, level, t) for i, level, t in episodes
@@ -223,14 +252,8 @@ def _run(con, config: EvalConfig, plan: AgentPlan, episodes, run_dir: Path, pric
         kept = [r for key, r in done.items() if key not in again]
         budget = Budget(config.max_cost_usd, [episode_cost(price, r.get("prompt_tokens"), r.get("completion_tokens"))
                                               or 0.0 for r in kept])
-        try:
-            ran = asyncio.run(_run_all(con, config, plan, todo, journal_path, gold, progress, budget, price, grader))
-        except KeyboardInterrupt:
-            saved = len(read_journal(journal_path))
-            if not saved:
-                raise UserError("interrupted before any episode finished; nothing was saved", 130) from None
-            raise UserError(f"interrupted: {saved} of {len(episodes)} episodes are saved in {run_dir}; finish the "
-                            f"run with: mpcbench eval --resume --out {run_dir}", 130) from None
+        ran = run_async(lambda: _run_all(con, config, plan, todo, journal_path, gold, progress, budget, price,
+                                           grader))
         result = finalize(run_dir, con, planned=episodes, grader=grader)
     finally:
         grader.close()
