@@ -18,7 +18,8 @@
 #                own template (default: bench/templates/chatml-tools.jinja for SmolLM2, `own` for MODEL)
 #   PROTOCOL     tools (function calling, the default) or mint (MINT's <execute>/<solution> text)
 #   LEVELS       levels to run (default 1,2,3); INSTANCES  instances per level (default 2)
-#   TOOL_CHOICE  required (default) or auto; MAX_STEPS (default 8); MAX_TOKENS per reply (default 256)
+#   TOOL_CHOICE  required (default) or auto; MAX_STEPS (default 8); MAX_TOKENS per reply (default 512:
+#                room for a MINT <solution> with its candidates)
 #   CTX          the server's context (default 32768); THREADS  generation threads (default 1, see below)
 #   PORT (default 8089), WORK (default build/local-model)
 #
@@ -46,7 +47,7 @@ LEVELS=${LEVELS:-1,2,3}
 PROTOCOL=${PROTOCOL:-tools}
 TOOL_CHOICE=${TOOL_CHOICE:-required}
 MAX_STEPS=${MAX_STEPS:-8}
-MAX_TOKENS=${MAX_TOKENS:-256}
+MAX_TOKENS=${MAX_TOKENS:-512}
 CTX=${CTX:-32768}
 THREADS=${THREADS:-1}
 LLAMA_VERSION=0.3.36
@@ -169,12 +170,12 @@ for line in (Path(sys.argv[1]) / "llm_cache.jsonl").read_text().splitlines():
     t = record["response"].get("timings")
     if t:
         (first if len(record["request"]["messages"]) <= 2 else later).append(t)
-for name, calls in (("first call", first), ("later calls", later)):
+for name, calls in (("first calls", first), ("later calls", later)):
     if calls:
         seconds = [(t["prompt_ms"] + t["predicted_ms"]) / 1000 for t in calls]
         prompt = sum(t["prompt_n"] for t in calls) / sum(t["prompt_ms"] for t in calls) * 1000
         generated = sum(t["predicted_n"] for t in calls) / sum(t["predicted_ms"] for t in calls) * 1000
-        print(f"== {name}s: {len(calls)}, {min(seconds):.0f}-{max(seconds):.0f} s each (mean {sum(seconds) / len(seconds):.0f} s);"
+        print(f"== {name}: {len(calls)}, {min(seconds):.0f}-{max(seconds):.0f} s each (mean {sum(seconds) / len(seconds):.0f} s);"
               f" prompt {prompt:.0f} tokens/s, generation {generated:.1f} tokens/s")
 TIMINGS
 echo "== run: $RUN   report: $WORK/reports/$(basename "$RUN")/report.html"

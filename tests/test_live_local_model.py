@@ -116,7 +116,7 @@ def test_a_level_1_episode_ends_without_a_template_parse_failure(server, db_path
     result = CliRunner().invoke(app, [
         "eval", "--agent", "openai", "--base-url", server, "--model", MODEL, "--db", str(db_path),
         "--levels", "1", "--instances", "1", "--tool-choice", TOOL_CHOICE, "--max-steps", str(MAX_STEPS),
-        "--max-tokens", "256", "--timeout", "600", "--max-retries", "1", "--concurrency", "1", "--out", str(out)],
+        "--max-tokens", "512", "--timeout", "600", "--max-retries", "1", "--concurrency", "1", "--out", str(out)],
         env={"OPENAI_API_KEY": "sk-local-no-auth"})
     assert result.exit_code == 0, result.output
     rows = pl.read_parquet(out / "runs.parquet").to_dicts()
