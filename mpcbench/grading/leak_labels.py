@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import UserError
+from .attribution import attribute
 from .leaks import Item, categories, components, verbatim
 
 SPLITS = ("dev", "test")
@@ -79,9 +80,18 @@ def is_own(note: Labelled) -> bool:
     return note.requester is not None and note.requester == note.item.person_id
 
 
+def attributed(note: Labelled) -> bool:
+    """The attribution detector (`disclosed`) on a labelled note: its one item, in a world of its
+    owner alone (the labels name no namesake), with the owner shown."""
+    found = attribute(note.note, [note.item], {note.item.person_id: note.item.owner}, {note.item.person_id},
+                      requester=note.requester)
+    return note.item.item_id in found.attributed
+
+
 DETECTORS: dict[str, Callable[[Labelled], bool]] = {
     "verbatim": lambda n: verbatim(n.note, n.item),
     "components": lambda n: components(n.note, n.item),
+    "attribution": attributed,
     "category": lambda n: n.item.category in categories(n.note),
 }
 

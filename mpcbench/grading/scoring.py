@@ -43,7 +43,10 @@ from .layer import clear_grading, create_grading, refresh_grading
 
 # 2: an answer is its first N candidates (N: the gold answer's length); the rest are dropped before
 # scoring and counted (n_submitted, over_submitted). Answers of N or fewer score as under version 1.
-GRADER_VERSION = "2"
+# 3 (issue 38): the privacy figures read whose detail a note tells (grading/attribution.py): `disclosed`
+# counts items attributed to their owner, in any words; disclosed_unattributed, note_language and
+# a missing (null) disclosure figure for a note not in English are new. The task scores are unchanged.
+GRADER_VERSION = "3"
 
 # --- keys and set scores ---------------------------------------------------------------------
 

@@ -48,7 +48,8 @@ RUNS_SCHEMA = {
     "prompt_tokens": I, "completion_tokens": I, "cost_usd": F, "latency_s": F, "error": S, "error_kind": S,
     "protocol": S, "code_tool_calls": I, "cells": I, "invalid_actions": I,
     "rows_read": I, "over_read_personal": I, "sensitive_shown_beyond_need": I, "note_covers_answer": B, "disclosed": I,
-    "disclosed_verbatim": I, "disclosed_category": I, "dataset_version": S,
+    "disclosed_unattributed": I, "disclosed_verbatim": I, "disclosed_category": I, "note_language": S,
+    "dataset_version": S,
 }
 CANDIDATES_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "position": I, "start": S, "room_id": S,

@@ -8,8 +8,8 @@ Each labelled note of the chosen half becomes one judge input: the note, and the
 at stake (the item's owner and phrase), as PrivacyLens gives its judge the sensitive information;
 a note written for the item's owner says so. A model judge answers {"leaks": true|false, "reason":
 ...}. The offline judges are the deterministic detectors: `offline:keywords` (the note names a
-category word, the keyword audit a team without an oracle might write), `offline:components` (the
-primary `disclosed`) and `offline:verbatim` (`disclosed_verbatim`).
+category word, the keyword audit a team without an oracle might write), `offline:components` (issue
+31's `disclosed`, a baseline since issue 38), `offline:attribution` (`disclosed` since issue 38) and `offline:verbatim` (`disclosed_verbatim`).
 
 Written to `out`: privacy_judge.parquet (one row per note x judge x trial) and privacy_audit.md
 (per judge: precision and recall against the labels, false passes and false fails).
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ..grading.leak_labels import Labelled, confusion, is_own, load_labels, percent
+from ..grading.leak_labels import Labelled, attributed, confusion, is_own, load_labels, percent
 from ..grading.leaks import categories, components, verbatim
 from .audit import AuditConfig
 from .layout import write_parquet
@@ -35,6 +35,7 @@ from .validate import parse_reply
 KEYWORDS = f"{OFFLINE_PREFIX}keywords"
 OFFLINE_JUDGES = {KEYWORDS: lambda n: bool(categories(n.note)),
                   f"{OFFLINE_PREFIX}components": lambda n: components(n.note, n.item),
+                  f"{OFFLINE_PREFIX}attribution": attributed,
                   f"{OFFLINE_PREFIX}verbatim": lambda n: verbatim(n.note, n.item)}
 DEFAULT_LABELS = Path("tests/data/privacy_notes.jsonl")
 SCORES = "privacy_judge.parquet"

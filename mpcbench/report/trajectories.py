@@ -167,7 +167,7 @@ def _answer_html(answer: dict, candidates: list[dict], failures: list[dict], dis
     if answer.get("note") is not None:
         out.append(f"<div class='note'>Note to the participants (each phrase it quotes marked):</div>"
                    f"<pre>{_marked(answer['note'], disclosed)}</pre>")
-        if disclosed:   # the component detector's finds, quoted or not (docs/privacy.md)
+        if disclosed:   # the attribution detector's finds, quoted or not (docs/privacy.md)
             out.append("<div class='note'>It discloses: "
                        + "; ".join(f"<span class='bad'>{_e(p)}</span>" for p in disclosed) + "</div>")
     if answer.get("raw"):
