@@ -9,7 +9,7 @@
 #   MODEL=qwen.gguf TEMPLATE=bench/templates/qwen2.5-tools.jinja LEVELS=1,4 INSTANCES=2 bench/local_model.sh
 #   MODEL=qwen.gguf PROTOCOL=mint bench/local_model.sh     # MINT's text protocol: no tools field
 #   CHECK_ONLY=1 MODEL=... bench/local_model.sh            # start the server, run the tool-calling check, stop
-#   SERVE=1 MODEL=... bench/local_model.sh                 # ... and keep serving (Ctrl-C stops it): for the live test
+#   SERVE=1 MODEL=... bench/local_model.sh                 # ... and keep serving, PASS or FAIL (Ctrl-C stops it): for the live test
 #   SETUP_ONLY=1 bench/local_model.sh                      # build the server (and fetch SmolLM2), then stop
 #
 # Settings (environment variables):
@@ -93,7 +93,7 @@ echo "== starting llama-server on 127.0.0.1:$PORT: $MODEL, template $TEMPLATE, $
 "$WORK/llama-server" -m "$MODEL" --host 127.0.0.1 --port "$PORT" -c "$CTX" --parallel 1 -t "$THREADS" \
   "${TEMPLATE_ARGS[@]}" > "$WORK/server.log" 2>&1 &
 SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true' EXIT
+trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT   # and wait: the port is free after
 for _ in $(seq 1 120); do
   curl -sf "http://127.0.0.1:$PORT/health" > /dev/null 2>&1 && break
   kill -0 $SERVER 2>/dev/null || break
@@ -136,7 +136,7 @@ if [ $verdict != 0 ]; then
   echo "   Try TEMPLATE=<a template that lists the tools and shows calls in the form the model writes>."
   [ "$TOOL_CHOICE" = required ] || echo "   TOOL_CHOICE=required (the server constrains the reply to a call) may help."
   echo "   PROTOCOL=mint needs no tool calling."
-  if [ "$PROTOCOL" = tools ] && [ "${CHECK_ONLY:-0}" != 1 ]; then
+  if [ "$PROTOCOL" = tools ] && [ "${CHECK_ONLY:-0}" != 1 ] && [ "${SERVE:-0}" != 1 ]; then
     echo "== not running the eval: under PROTOCOL=tools every episode would end in a parse failure"; exit 1
   fi
 fi
