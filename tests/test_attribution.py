@@ -221,3 +221,18 @@ def test_through_eval_a_french_note_has_its_language_and_missing_figures(world, 
     assert row["note_covers_answer"] is False and disclosures.height == 0
     meta = json.loads((tmp_path / "run" / "run.json").read_text())
     assert meta["grader_version"] == "3"
+
+
+def test_a_time_pairs_with_its_own_date_only():
+    """In "Sat 7 Mar 09:45 ... Fri 6 Mar" the 09:45 is the 7th's: an item at 6 Mar 09:45 is not anchored."""
+    item = Item("si-9", "p-4", "Keiko Lima", "legal", "court date with lawyer Telarmosen", "2026-03-06T09:45")
+    note = "Options: Sat 7 Mar 09:45, Sat 7 Mar 10:00 (someone has a court date on Fri 6 Mar)."
+    assert attribute(note, [item], PEOPLE, SHOWN).attributed == {}
+    assert attribute("Avoiding Fri 6 March 09:45 (court date).", [item], PEOPLE, SHOWN).attributed == {"si-9": "time"}
+
+
+def test_a_named_date_picks_the_owners_item_of_that_day():
+    """An owner with two items of one kind: the sentence's date says which one it is."""
+    other = Item("si-10", "p-3", "Keiko Sato", "health", "therapy session with Dr. Varenmokov", "2026-03-12T10:00")
+    assert told("Keiko has a therapy session on Thu 5 March.", ITEMS + [other]) == ({"si-3": "name"}, set())
+    assert told("Keiko has a therapy session on Thursdays.", ITEMS + [other]) == ({"si-3": "name", "si-10": "name"}, set())

@@ -121,7 +121,7 @@ def sense_pattern(sense: str) -> re.Pattern[str]:
     text = text.replace("-", r"[\W_]{0,3}").replace(" ", r"[\W_]{1,3}")
     for k, macro in enumerate(_MACROS):
         text = text.replace(f"\x00{k}\x00", _MACROS[macro])
-    return re.compile(rf"(?<![\w-])(?:{text})s?(?![\w]|-\w)")
+    return re.compile(rf"(?<![\w-])(?:{text})s?(?!\w)")
 
 
 @lru_cache(maxsize=512)
@@ -178,42 +178,63 @@ _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _ISO = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
 _SLASH = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])")
-_DAY_MONTH = re.compile(rf"(?<!\d)(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? {_MONTH}\b\.?")
-_MONTH_DAY = re.compile(rf"\b{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?(?!\d)")
+_DAY_MONTH = re.compile(rf"(?<![\d:.])(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? {_MONTH}\b\.?")
+_MONTH_DAY = re.compile(rf"\b{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?(?!\d|[:.h]\d)")
 _CLOCK = re.compile(r"(?<![\d:.])(\d{1,2})[:.h](\d{2})(?!\d)(?: ?([ap])\.?m\b\.?)?")
 _HOUR = re.compile(r"(?<![\d:.])(\d{1,2}) ?([ap])\.?m\b\.?")
 
 
-def _dates(text: str) -> set[tuple[int | None, int, int]]:
-    """(year or None, month, day) of every date a lower-case sentence names."""
-    out: set[tuple[int | None, int, int]] = set()
+Date = tuple[int | None, int, int]
+
+
+def _dates(text: str) -> list[tuple[int, Date]]:
+    """(position, (year or None, month, day)) of every date a lower-case sentence names (a d/m
+    date gives both readings)."""
+    out: list[tuple[int, Date]] = []
     for m in _ISO.finditer(text):
-        out.add((int(m.group(1)), int(m.group(2)), int(m.group(3))))
-    rest = _ISO.sub(" ", text)
+        out.append((m.start(), (int(m.group(1)), int(m.group(2)), int(m.group(3)))))
+    rest = _ISO.sub(lambda m: " " * len(m.group(0)), text)
     for m in _SLASH.finditer(rest):
         a, b = int(m.group(1)), int(m.group(2))
-        out |= {(None, b, a), (None, a, b)}        # day first or month first
+        out += [(m.start(), (None, b, a)), (m.start(), (None, a, b))]        # day first or month first
     for m in _DAY_MONTH.finditer(rest):
-        out.add((None, _MONTHS.index(m.group(2)[:3]) + 1, int(m.group(1))))
+        out.append((m.start(), (None, _MONTHS.index(m.group(2)[:3]) + 1, int(m.group(1)))))
     for m in _MONTH_DAY.finditer(rest):
-        out.add((None, _MONTHS.index(m.group(1)[:3]) + 1, int(m.group(2))))
+        out.append((m.start(), (None, _MONTHS.index(m.group(1)[:3]) + 1, int(m.group(2)))))
     return out
 
 
-def _times(text: str) -> set[tuple[int, int]]:
-    """(hour, minute) of every clock time a lower-case sentence names (ISO dates left out)."""
-    rest = _ISO.sub(" ", text)
-    out = set()
+def _times(text: str) -> list[tuple[int, tuple[int, int]]]:
+    """(position, (hour, minute)) of every clock time a lower-case sentence names (ISO dates left out)."""
+    rest = _ISO.sub(lambda m: " " * len(m.group(0)), text)
+    out = []
     for m in _CLOCK.finditer(rest):
         hour, minute = int(m.group(1)), int(m.group(2))
         if m.group(3):
             hour = hour % 12 + (12 if m.group(3) == "p" else 0)
-        out.add((hour, minute))
+        out.append((m.start(), (hour, minute)))
     for m in _HOUR.finditer(rest):
-        out.add((int(m.group(1)) % 12 + (12 if m.group(2) == "p" else 0), 0))
-    if re.search(r"\bnoon\b", rest):
-        out.add((12, 0))
+        out.append((m.start(), (int(m.group(1)) % 12 + (12 if m.group(2) == "p" else 0), 0)))
+    out += [(m.start(), (12, 0)) for m in re.finditer(r"\bnoon\b", rest)]
     return out
+
+
+def _moments(text: str) -> set[tuple[Date, tuple[int, int]]]:
+    """The (date, time) pairs a sentence names: each time with the date nearest to it (an ISO date
+    and its time included), so a list "Tue 3 March 09:45, Wed 4 March 14:05" pairs no time with
+    the other day."""
+    dates = _dates(text)
+    iso = [(m.start(), (int(m.group(1)), int(m.group(2)), int(m.group(3)))) for m in _ISO.finditer(text)]
+    out = set()
+    for at, time in _times(text):
+        near = min(dates, key=lambda d: abs(d[0] - at), default=None)
+        if near is not None:
+            out |= {(date, time) for pos, date in dates + iso if pos == near[0]}
+    return out
+
+
+def _on(date: Date, moment: dt.datetime) -> bool:
+    return date in ((moment.year, moment.month, moment.day), (None, moment.month, moment.day))
 
 
 def _moment(starts_at: str | None) -> dt.datetime | None:
@@ -373,16 +394,20 @@ def attribute(note: str | None, items: Iterable[Item], people: dict[str, str], s
             said = [_Mention(start, start, carried)]
         identified = {next(iter(m.people)) for m in said if len(m.people) == 1}
         carried = frozenset(identified) if len(identified) == 1 else frozenset()
-        dates, times = _dates(text), _times(text)
+        named = _moments(text)
         anchored = set()
-        if dates and times:
-            for item in items:
-                m = _moment(item.starts_at)
-                if m and (m.hour, m.minute) in times and (m.year, m.month, m.day, m.hour, m.minute) not in moments \
-                        and ((m.year, m.month, m.day) in dates or (None, m.month, m.day) in dates):
-                    anchored.add(item.item_id)
+        for item in items:
+            m = _moment(item.starts_at)
+            if m and (m.year, m.month, m.day, m.hour, m.minute) not in moments \
+                    and any(time == (m.hour, m.minute) and _on(date, m) for date, time in named):
+                anchored.add(item.item_id)
         here = {iid: [s for s in spans if start <= s[0] < end] for iid, spans in hits.items()}
         here = {iid: spans for iid, spans in here.items() if spans}
+        # a sentence that names a date speaks of the fitting items on it, when there are any
+        days = [d for _, d in _dates(text)]
+        on_day = {iid for iid in here if (m := _moment(by_id[iid].starts_at)) and any(_on(d, m) for d in days)}
+        here = {iid: spans for iid, spans in here.items()
+                if iid in on_day or not any(by_id[j].person_id == by_id[iid].person_id for j in on_day)}
         for iid, spans in here.items():
             item = by_id[iid]
             if iid in anchored:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from ..errors import UserError
-from .attribution import attribute
+from .attribution import Attribution, attribute
 from .leaks import Item, categories, components, verbatim
 
 SPLITS = ("dev", "test")
@@ -121,4 +121,87 @@ def detector_table(notes: list[Labelled], split: str = "test") -> list[str]:
         c = score(half, detector)
         lines.append(f"| `{name}` | {percent(c.precision)} | {percent(c.recall)} | {c.true_pos} | {c.false_pos} | "
                      f"{c.false_neg} | {c.true_neg} |")
+    return lines
+
+
+# --- the blind set (issue 38): notes written and labelled apart from the code -----------------------
+
+@dataclass(frozen=True)
+class BlindNote:
+    note_id: str
+    instance_id: str
+    world_id: str
+    language: str
+    style: str
+    note: str
+    disclosed: frozenset[str]       # item_ids attributed to their owner, by the labeller
+    unattributed: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the detector needs of a build for the blind notes: per world its people and items, per
+    instance its participants (the people shown) and the starts its answer proposes (the gold)."""
+    people: dict[str, dict[str, str]]
+    items: dict[str, list[Item]]
+    participants: dict[str, list[str]]
+    proposed: dict[str, list[str]]
+
+
+def load_blind(path: Path) -> list[BlindNote]:
+    if not path.is_file():
+        raise UserError(f"{path}: no such blind notes file")
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            r = json.loads(line)
+            out.append(BlindNote(r["note_id"], r["instance_id"], r["world_id"], r["language"], r["style"], r["note"],
+                                 frozenset(r["disclosed"]), frozenset(r["unattributed"])))
+    return out
+
+
+def load_context(path: Path) -> Context:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return Context(raw["people"], {w: [Item(**i) for i in items] for w, items in raw["items"].items()},
+                   raw["participants"], raw["proposed"])
+
+
+def blind_verdicts(notes: list[BlindNote], context: Context) -> Iterator[tuple[BlindNote, Attribution]]:
+    """(note, attribute()'s answer) for every blind note: the instance's participants as the people
+    shown, its gold starts as the proposed ones."""
+    for n in notes:
+        yield n, attribute(n.note, context.items[n.world_id], context.people[n.world_id],
+                           context.participants[n.instance_id], context.proposed[n.instance_id])
+
+
+def blind_table(notes: list[BlindNote], context: Context) -> list[str]:
+    """docs/privacy.md's blind-set table: per style, attributed disclosures per (note, item) pair
+    (precision, recall, counts), unattributed ones, and the notes read as not English."""
+    rows: dict[str, list[int]] = {}
+    for n, found in blind_verdicts(notes, context):
+        r = rows.setdefault(n.style, [0] * 9)
+        r[0] += 1
+        if not found.readable:
+            r[8] += 1
+            r[7] += len(n.disclosed)        # labelled, not read
+            continue
+        said = set(found.attributed)
+        r[1] += len(said & n.disclosed)
+        r[2] += len(said - n.disclosed)
+        r[3] += len(n.disclosed - said)
+        r[4] += len(found.unattributed & n.unattributed)
+        r[5] += len(found.unattributed - n.unattributed)
+        r[6] += len(n.unattributed - found.unattributed)
+    total = [sum(r[k] for r in rows.values()) for k in range(9)]
+    english = [sum(r[k] for s, r in rows.items() if s != "other_language") for k in range(9)]
+    lines = ["| style | notes | precision | recall | true pos. | false pos. | false neg. | unattributed: "
+             "right / wrong / missed | not read (labelled leaks) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+
+    def line(name: str, r: list[int]) -> str:
+        c = Confusion(r[1], r[2], r[3], 0)
+        return (f"| {name} | {r[0]} | {percent(c.precision)} | {percent(c.recall)} | {r[1]} | {r[2]} | {r[3]} | "
+                f"{r[4]} / {r[5]} / {r[6]} | {r[8]} ({r[7]}) |")
+    lines += [line(style, rows[style]) for style in sorted(rows)]
+    lines += [line("all but other_language", english), line("all", total)]
     return lines
