@@ -19,7 +19,10 @@ privacy_senses.SENSES; its phrase however typed; or its invented name) and
   that names no one but says "she", "his", "they"... takes the one person the sentence before it
   identified; or
 - the sentence holds its block's own date and start time ("Tue 3 March at 14:05", "3/3 14:05",
-  "2026-03-03 2:05 pm"), unless that moment is one the answer proposes.
+  "2026-03-03 2:05 pm"; a time goes with the date nearest to it), unless that moment is one the
+  answer proposes.
+
+A sentence that names a date speaks of the owner's fitting items on that date when there are any.
 
 It is **unattributed** when a sentence states its detail and names no one, and the only owner of
 a fitting item among the people shown is its owner (or when the detail is its phrase or invented
