@@ -2,7 +2,7 @@
 learned from train builds, to measure what a score owes to knowing the public phrasings.
 
     memory = fit_from(["build/train.duckdb"])     # learned from the builds' text and label tables
-    found = scripted.plan(env, MemorisedFacts(env, memory))
+    found = scripted_plan(env, MemorisedFacts(env, memory))
     mpcbench eval --agent memoriser --train-db build/train.duckdb --db /secret/ood.duckdb
 
 `fit` aligns every message that carries a tag, and every handbook paragraph of a policy, with the
@@ -28,7 +28,7 @@ import duckdb
 from ..dataset.skeletons import sentences
 from ..episode.environment import Environment
 from ..warehouse import db
-from . import scripted
+from .scripted import Hidden, ToolFailed, plan as scripted_plan, submission as scripted_submission
 
 ATOM = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|[A-Z]+-[A-Z0-9]+|\d+|[A-Z][\w-]*")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -329,10 +329,10 @@ class MemoriserAgent:
     def __init__(self, memory: Memory):
         self.memory = memory
 
-    def submission(self, env: Environment, feedback: str | None, hidden: scripted.Hidden | None) -> dict:
+    def submission(self, env: Environment, feedback: str | None, hidden: Hidden | None) -> dict:
         if feedback is None:
             try:
-                self.found = scripted.plan(env, MemorisedFacts(env, self.memory))
-            except (ValueError, KeyError, TypeError, scripted.ToolFailed):
+                self.found = scripted_plan(env, MemorisedFacts(env, self.memory))
+            except (ValueError, KeyError, TypeError, ToolFailed):
                 self.found = []   # it could not read what it needed: it answers nothing
-        return scripted.submission(env.level, self.found)
+        return scripted_submission(env.level, self.found)
