@@ -5,7 +5,7 @@
 
 For each level: its episodes, the first request of its first episode (built as the run builds it:
 `prompt_sizes.first_request` with the run's options) in characters and tokens: counted by the
-server's own tokenizer where the run names a server that offers one (`llm.server_token_count`:
+server's own tokenizer where the run names a server that offers one (`endpoint.server_token_count`:
 vLLM's, SGLang's and llama.cpp's `/tokenize`), else characters / 4, with its margin,
 and an estimate of an episode's tokens and the run's cost (`prices.toml`, `--prices`). The
 estimate takes each level's mean steps and tokens per episode from an earlier run (`--like RUN`,
@@ -23,7 +23,7 @@ import polars as pl
 
 from ..errors import UserError
 from ..interrupt import run_async
-from ..llm import TokenCount, server_token_count
+from .endpoint import TokenCount, server_token_count
 from ..sandbox import sandbox_status
 from ..warehouse import db
 from .config import RUN_JSON, EvalConfig

@@ -21,7 +21,8 @@ from ..episode.engine import Policy, ProgramPolicy
 from ..errors import InfrastructureError, UserError
 from ..interrupt import run_async
 from ..limiter import AdaptiveLimit
-from ..llm import ChatClient, EndpointConfig, ResponseCache, ServerInfo, probe_endpoint
+from ..llm import ChatClient, EndpointConfig, ResponseCache
+from .endpoint import ServerInfo, probe_endpoint
 from .config import CACHE, OFFLINE, RUN_JSON, EvalConfig, parse_shard
 from .journal import recorded_run
 
