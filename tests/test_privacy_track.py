@@ -323,24 +323,29 @@ def test_the_note_is_scored_on_every_mode_and_protocol(db_path, tmp_path, key, m
 
 def test_a_model_judge_is_asked_each_labelled_note_with_its_detail_and_scored_on_the_labels(tmp_path,
                                                                                          monkeypatch):
-    """A model judge that calls every note leaky has recall 100% and fails every clean note; it was
-    given each note of the half with the private detail at stake."""
+    """A model judge (eval's --privacy-judge, grading/privacy_judge.py) that calls every note leaky
+    has recall 100% and fails every clean note; it was given each note of the half with the
+    private detail at stake, and a note written for the item's owner is never a disclosure."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-judge")
     asked = []
 
     def judge(req: RecordedRequest):
         asked.append(json.loads(req.messages[-1]["content"]))
-        return reply_text('{"leaks": true, "reason": "it names an appointment"}')
+        return reply_text(json.dumps({"disclosed": [i["number"] for i in asked[-1]["private_items"]]}))
 
+    blind = tmp_path / "none.jsonl"
+    blind.write_text("")
+    (tmp_path / "none_context.json").write_text('{"people": {}, "items": {}, "participants": {}, "proposed": {}}')
     with FakeOpenAI(judge) as srv:
         report = run_privacy_audit(AuditConfig(runs=(), judge_models=("judge-model",), out=tmp_path / "audit",
-                                               labels=LABELS, split="dev"), Endpoint(base_url=srv.base_url))
+                                               labels=LABELS, split="dev", blind=blind), Endpoint(base_url=srv.base_url))
     dev = [row for row in labelled_rows() if row["split"] == "dev"]
     own = [row for row in dev if row["requester"]]
     clean = [row for row in dev if not row["leaks"] and not row["requester"]]
     leaking = sum(row["leaks"] for row in dev)
-    assert f"| judge-model | {len(dev)} | 0 | " in report.read_text()
+    assert own and f"| judge-model | {len(dev)} | 0 | " in report.read_text()
     assert f"| 100% | 0/{leaking} (0%) | {len(clean)}/{len(clean) + len(own)} " in report.read_text()
     assert sorted(a["note"] for a in asked) == sorted(row["note"] for row in dev)
-    assert all(a["private_detail"]["detail"] in {row["item"]["phrase"] for row in dev} for a in asked)
-    assert sum(a["written_for_that_person"] for a in asked) == len(own) > 0
+    details = {(row["item"]["owner"], row["item"]["phrase"]) for row in dev}
+    assert all(len(a["private_items"]) == 1 and (a["private_items"][0]["person"], a["private_items"][0]["detail"])
+               in details for a in asked)

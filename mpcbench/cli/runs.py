@@ -217,6 +217,9 @@ def eval_command(
              "breaks).")] = DEFAULT.feedback_detail,
     feedback_model: Annotated[str | None, typer.Option(help="The model that writes llm feedback (same "
                                                             "endpoint).")] = DEFAULT.feedback_model,
+    privacy_judge: Annotated[str | None, typer.Option(help="A model (same endpoint) that judges, per final note, "
+                                                           "which sensitive items the episode showed it discloses: "
+                                                           "judge_disclosed (docs/privacy.md).")] = DEFAULT.privacy_judge,
     ablation: Annotated[bool, typer.Option(help="Run the four MINT configurations (baseline, tools only, "
                                                 "feedback only, full) into one directory.")] = False,
     ablation_code: Annotated[bool, typer.Option(help="With --ablation: add the code axis (code only, code with "

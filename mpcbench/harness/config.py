@@ -31,9 +31,10 @@ CODE_AGENTS = ("openai", "scripted", "replay")
 JOURNAL = "journal.jsonl"
 CACHE = "llm_cache.jsonl"
 FEEDBACK_CACHE = "feedback_cache.jsonl"
+PRIVACY_JUDGE_CACHE = "privacy_judge_cache.jsonl"
 RUN_JSON = "run.json"
 DEFAULT_RUNS_DIR = Path("build/runs")
-RUN_FILES = (RUN_JSON, JOURNAL, CACHE, FEEDBACK_CACHE, "reference_calls.json", "runs.parquet",
+RUN_FILES = (RUN_JSON, JOURNAL, CACHE, FEEDBACK_CACHE, PRIVACY_JUDGE_CACHE, "reference_calls.json", "runs.parquet",
              "candidates.parquet", "tool_calls.parquet", "failures.parquet", "turns.parquet", "disclosures.parquet")
 
 
@@ -95,6 +96,7 @@ class EvalConfig:
     feedback: str = "none"                  # none | binary | rule | llm
     feedback_detail: str = "why"            # count | which | why (rule and llm)
     feedback_model: str | None = None       # llm feedback: the model, on the same endpoint
+    privacy_judge: str | None = None        # a model, on the same endpoint, judging each note's disclosures
     # the openai agent
     model: str | None = None
     base_url: str | None = None             # only its host goes to run.json

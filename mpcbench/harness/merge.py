@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..warehouse import db
-from .config import JOURNAL, RESUME_MAY_CHANGE, RUN_JSON, EvalConfig, option_name, parse_shard
+from .config import JOURNAL, PRIVACY_JUDGE_CACHE, RESUME_MAY_CHANGE, RUN_JSON, EvalConfig, option_name, parse_shard
 from .journal import Journal, read_journal, read_run_json, write_json
 from .plans import plan_episodes
 from .tables import finalize
@@ -107,6 +107,9 @@ def merge_runs(run_dirs: list[Path], out: Path, db_path: Path | None = None) -> 
                 journal.append(records[key])
         finally:
             journal.close()
+        caches = [d / PRIVACY_JUDGE_CACHE for d, _, _ in shards if (d / PRIVACY_JUDGE_CACHE).is_file()]
+        if caches:   # --privacy-judge: the merged run's tables read the shards' answers (JSON lines, joined)
+            (out / PRIVACY_JUDGE_CACHE).write_bytes(b"".join(c.read_bytes() for c in caches))
         return finalize(out, con, planned=planned)
     finally:
         con.close()

@@ -53,7 +53,8 @@ from ..grading.scoring import GRADER_VERSION, Grader, quick_score
 from ..limiter import AdaptiveLimit
 from ..sandbox import sandbox_status
 from ..warehouse import db
-from .config import DEFAULT_RUNS_DIR, EXTERNAL, FEEDBACK_CACHE, JOURNAL, RUN_FILES, RUN_JSON, EvalConfig
+from .config import (DEFAULT_RUNS_DIR, EXTERNAL, FEEDBACK_CACHE, JOURNAL, PRIVACY_JUDGE_CACHE, RUN_FILES, RUN_JSON,
+                     EvalConfig)
 from .cost import Budget, episode_cost, model_price
 from .journal import Journal, read_journal, read_run_json, write_json
 from .plans import (AgentPlan, agent_plan, chat_client, concurrency_limit, plan_episodes, preflight,
@@ -254,7 +255,8 @@ def _run(con, config: EvalConfig, plan: AgentPlan, episodes, run_dir: Path, pric
                                               or 0.0 for r in kept])
         ran = run_async(lambda: _run_all(con, config, plan, todo, journal_path, gold, progress, budget, price,
                                            grader))
-        result = finalize(run_dir, con, planned=episodes, grader=grader)
+        result = finalize(run_dir, con, planned=episodes, grader=grader,
+                          judge_client=judge_client(config, run_dir, plan.feedback_from))
     finally:
         grader.close()
     stopped = None
@@ -327,6 +329,17 @@ def make_feedback(con, config: EvalConfig, run_dir: Path, replay_of: Path | None
         client = chat_client(config, config.feedback_model, (replay_of or run_dir) / FEEDBACK_CACHE,
                              replay_only=replay_of is not None, limit=limit)
     return FeedbackGiver(con, config.feedback, config.feedback_detail, client, grader=grader, protocol=config.protocol)
+
+
+def judge_client(config: EvalConfig, run_dir: Path, replay_of: Path | None = None):
+    """--privacy-judge's client, its cache in the run directory (a replay starts from the recorded
+    run's, so the same notes are not judged again); None without a judge."""
+    if not config.privacy_judge:
+        return None
+    cache = run_dir / PRIVACY_JUDGE_CACHE
+    if replay_of is not None and (replay_of / PRIVACY_JUDGE_CACHE).is_file() and not cache.exists():
+        shutil.copyfile(replay_of / PRIVACY_JUDGE_CACHE, cache)
+    return chat_client(config, config.privacy_judge, cache)
 
 
 async def run_episode(con, plan: AgentPlan, instance_id: str, level: int, trial: int, config: EvalConfig,

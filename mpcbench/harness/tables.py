@@ -7,6 +7,7 @@ rescore` also runs):
     tool_calls.parquet  one row per tool call (submit_candidates included)
     failures.parquet    one row per (answer, failure cause), naming the constraint and source row
     disclosures.parquet one row per sensitive item a final note discloses (the privacy track)
+                        or, with --privacy-judge, the judge says it discloses
     run.json            updated with the status, the grader's and the dataset's versions and a summary per level
 """
 
@@ -24,10 +25,11 @@ from ..episode.answers import SUBMIT_TOOL_NAME
 from ..episode.code import PYTHON_TOOL
 from ..episode.record import HARNESS_ERROR, count_episodes, error_kind, is_harness_error
 from ..episode.toolfiles import tool_sources
-from ..grading.privacy import DISCLOSURE_COLUMNS, grade_privacy
+from ..grading.privacy import DISCLOSURE_COLUMNS, JUDGE_COLUMN, grade_privacy
 from ..grading.scoring import GRADER_VERSION, Grader, Scored
 from ..model_limits import CAUSES as MODEL_LIMITS
 from .config import JOURNAL, RUN_JSON
+from .privacy_judge import run_judge
 from .cost import episode_cost
 from .journal import episodes_from_journal, read_journal, write_json
 from .provenance import build_content_hash, sql_hash
@@ -49,7 +51,7 @@ RUNS_SCHEMA = {
     "protocol": S, "code_tool_calls": I, "cells": I, "invalid_actions": I,
     "rows_read": I, "over_read_personal": I, "sensitive_shown_beyond_need": I, "note_covers_answer": B, "disclosed": I,
     "disclosed_unattributed": I, "disclosed_verbatim": I, "disclosed_category": I, "note_language": S,
-    "dataset_version": S,
+    JUDGE_COLUMN: I, "dataset_version": S,
 }
 CANDIDATES_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "position": I, "start": S, "room_id": S,
@@ -72,7 +74,7 @@ FAILURES_SCHEMA = {
     "n_candidates": I, "positions": pl.List(pl.Int64),
 }
 DISCLOSURES_SCHEMA = {"run_id": S, "instance_id": S, "level": I, "trial": I,
-                      **{k: B if k == "is_verbatim" else S for k in DISCLOSURE_COLUMNS}}
+                      **{k: B if k == "is_verbatim" else S for k in DISCLOSURE_COLUMNS}, JUDGE_COLUMN: B}
 
 
 def _frame(rows: list[dict], schema: dict) -> pl.DataFrame:
@@ -80,9 +82,10 @@ def _frame(rows: list[dict], schema: dict) -> pl.DataFrame:
 
 
 def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None = None,
-             grader: Grader | None = None) -> dict:
+             grader: Grader | None = None, judge_client=None) -> dict:
     """Score the journal's episodes and write the tables and run.json's summary (on the run's
-    `grader` when the caller has one, to reuse its cursors)."""
+    `grader` when the caller has one, to reuse its cursors). A run with --privacy-judge asks its
+    judge through `judge_client` (eval's, live) or, without one, from its cache alone."""
 
     meta = json.loads((run_dir / RUN_JSON).read_text())
     run_id = meta["run_id"]
@@ -95,7 +98,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
     grader = Grader(con) if grader is None else grader
     try:
         scored: Scored = grader.score(episodes)
-        privacy = grade_privacy(grader, episodes)
+        privacy = grade_privacy(grader, episodes, run_judge(run_dir, meta.get("options") or {}, judge_client))
     finally:
         if own:
             grader.close()

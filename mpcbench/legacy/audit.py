@@ -72,6 +72,7 @@ class AuditConfig:
     constrained: bool = False            # send the judge reply's JSON Schema as response_format
     labels: Path | None = None           # --privacy: the labelled notes (default tests/data/privacy_notes.jsonl)
     split: str = "test"                  # --privacy: the labels' half judged: test, dev or all
+    blind: Path | None = None            # --privacy: the blind notes (default tests/data/blind_notes.jsonl, if there)
 
 
 @dataclasses.dataclass

@@ -287,8 +287,9 @@ def judge_audit_command(
     max_input_chars: Annotated[int | None, typer.Option(min=1000, help="Cut longer judge inputs: every tool result "
                                                                         "to one common length that fits.")] = None,
     constrained: Constrained = False,
-    privacy: Annotated[bool, typer.Option(help="Audit a leak judge instead: does each hand-labelled note leak the "
-                                               "private detail it concerns? Against the labels; --judge offline is "
+    privacy: Annotated[bool, typer.Option(help="Audit a leak judge instead (a model judges as eval's "
+                                               "--privacy-judge does): does each hand-labelled note, and each blind "
+                                               "note's item, leak? Against the labels; --judge offline is "
                                                "the keyword judge (offline:components and offline:verbatim in "
                                                "--judge-model are the deterministic detectors).")] = False,
     labels: Annotated[Path | None, typer.Option(help="--privacy: the labelled notes (default "
