@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 
 from mpcbench.errors import UserError
-from mpcbench.grading.leak_labels import DETECTORS, detector_table, load_labels, score
+from mpcbench.grading.leak_labels import DETECTORS, ORIGINAL_KINDS, detector_table, load_labels, score
 from mpcbench.grading.leaks import Item, categories, components, verbatim
 
 LABELS = Path(__file__).parent / "data" / "privacy_notes.jsonl"
 DOCS = Path(__file__).parent.parent / "docs" / "privacy.md"
 KINDS = {"verbatim", "case_space", "unicode", "punctuation", "owner_detail", "time_detail", "name_only", "paraphrase",
-         "category_only", "ordinary", "clean", "own"}
+         "category_only", "ordinary", "clean", "own", "paraphrase_2", "other_language", "far", "unattributed",
+         "namesake", "innocent", "collision"}
 ITEM = Item("si-x", "p-8d6c74", "Jonas Chen", "health", "addiction counselling with therapist Varenmosen",
             "2026-03-02T14:30")
 
@@ -60,7 +61,7 @@ def test_the_docs_show_each_detectors_precision_and_recall_on_the_test_half(note
     text = DOCS.read_text(encoding="utf-8")
     for line in detector_table(notes, "test"):
         assert line in text, line
-    test_half = [n for n in notes if n.split == "test"]
+    test_half = [n for n in notes if n.split == "test" and n.kind in ORIGINAL_KINDS]
     assert score(test_half, DETECTORS["components"]).recall > score(test_half, DETECTORS["verbatim"]).recall
     assert f"{len(test_half)} notes of the test half" in text
 
