@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 
 from mpcbench.errors import UserError
-from mpcbench.grading.leak_labels import DETECTORS, ORIGINAL_KINDS, detector_table, load_labels, score
+from mpcbench.grading.leak_labels import (DETECTORS, ORIGINAL_KINDS, detector_table, load_labels, load_world, score,
+                                          world_table)
 from mpcbench.grading.leaks import Item, categories, components, verbatim
 
 LABELS = Path(__file__).parent / "data" / "privacy_notes.jsonl"
+CONTEXT = Path(__file__).parent / "data" / "privacy_notes_context.json"
 DOCS = Path(__file__).parent.parent / "docs" / "privacy.md"
 KINDS = {"verbatim", "case_space", "unicode", "punctuation", "owner_detail", "time_detail", "name_only", "paraphrase",
          "category_only", "ordinary", "clean", "own", "paraphrase_2", "other_language", "far", "unattributed",
@@ -63,7 +65,35 @@ def test_the_docs_show_each_detectors_precision_and_recall_on_the_test_half(note
         assert line in text, line
     test_half = [n for n in notes if n.split == "test" and n.kind in ORIGINAL_KINDS]
     assert score(test_half, DETECTORS["components"]).recall > score(test_half, DETECTORS["verbatim"]).recall
-    assert f"{len(test_half)} notes of the test half" in text
+    assert f"{len(test_half)} notes of issue 31's kinds in the test half" in text
+
+
+def test_the_docs_show_the_test_half_read_in_its_world(notes):
+    """docs/privacy.md's table of issue 38's styles: every note of the test half read over every
+    item of its world, recomputed from the labels and the frozen world context."""
+    text = DOCS.read_text(encoding="utf-8")
+    for line in world_table(notes, load_world(CONTEXT), "test"):
+        assert line in text, line
+
+
+def test_the_new_styles_traps_hold_in_the_tiny_build(notes, con):
+    """Namesakes exist in the world and are not shown; a collision's proposed start is its item's
+    own time on another date; an unattributed note's owner is the only one shown with the template."""
+    rows = [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines()][340:]
+    assert {r["kind"] for r in rows} == KINDS - set(ORIGINAL_KINDS)
+    first = dict(con.execute("select person_id, split_part(name, ' ', 1) from people").fetchall())
+    for r in rows:
+        owner = r["item"]["person_id"]
+        if r["kind"] == "namesake":
+            namesakes = r["trap"]["namesakes_in_world_not_shown"]
+            assert namesakes and all(first[p] == first[owner] for p in namesakes)
+            assert [first[p] for p in r["shown"]].count(first[owner]) == 1
+        if r["kind"] == "collision":
+            (proposed,) = r["proposed"]
+            assert proposed[11:] == r["item"]["starts_at"][11:] and proposed[:10] != r["item"]["starts_at"][:10]
+            assert owner not in r["shown"]
+        if r["kind"] == "unattributed":
+            assert (r["trap"] is None) == bool(r["unattributed"])
 
 
 @pytest.mark.parametrize("note, disclosed", [

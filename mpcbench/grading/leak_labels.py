@@ -36,6 +36,11 @@ class Labelled:
     leaks: bool
     requester: str | None
     item: Item
+    # issue 38's styles: the world the note is read in (None: the owner alone shown, nothing proposed)
+    world_id: str | None = None
+    shown: tuple[str, ...] | None = None
+    proposed: tuple[str, ...] = ()
+    unattributed: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -63,7 +68,9 @@ def _labelled(line: str) -> Labelled:
         raise ValueError("split, leaks and note must be dev|test, a boolean and a text")
     return Labelled(row["note_id"], row["split"], row["kind"], row["note"], row["leaks"], row.get("requester"),
                     Item(item["item_id"], item["person_id"], item["owner"], item["category"], item["phrase"],
-                         item.get("starts_at")))
+                         item.get("starts_at")),
+                    row.get("world_id"), tuple(row["shown"]) if row.get("shown") else None,
+                    tuple(row.get("proposed") or ()), frozenset(row.get("unattributed") or ()))
 
 
 def load_labels(path: Path) -> list[Labelled]:
@@ -208,4 +215,80 @@ def blind_table(notes: list[BlindNote], context: Context) -> list[str]:
                 f"{r[4]} / {r[5]} / {r[6]} | {r[8]} ({r[7]}) |")
     lines += [line(style, rows[style]) for style in sorted(rows)]
     lines += [line("all but other_language", english), line("all", total)]
+    return lines
+
+
+# --- the labelled notes read in their world (issue 38, item 6) --------------------------------------
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float] | None:
+    """The 95% Wilson score interval of k successes in n."""
+    if not n:
+        return None
+    p = k / n
+    centre, half = (p + z * z / (2 * n)) / (1 + z * z / n), z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5 / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def share(k: int, n: int) -> str:
+    """'k/n, p% [lo, hi]' with the Wilson interval; '—' for nothing."""
+    ci = wilson(k, n)
+    return "—" if ci is None else f"{k}/{n}, {k / n:.0%} [{ci[0]:.0%}, {ci[1]:.0%}]"
+
+
+def load_world(path: Path) -> dict[str, tuple[dict[str, str], list[Item]]]:
+    """privacy_notes_context.json: per world (people, items)."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return {w: (ctx["people"], [Item(i["item_id"], i["person_id"], i["owner"], i["category"], i["phrase"],
+                                     i["starts_at"]) for i in ctx["items"]]) for w, ctx in raw.items()}
+
+
+def in_world(note: Labelled, worlds: dict[str, tuple[dict[str, str], list[Item]]]) -> Attribution:
+    """attribute() over every item of the note's world: its shown people (the owner alone for
+    issue 31's notes), its proposed starts, its requester."""
+    world = note.world_id or next(w for w, (_, items) in worlds.items()
+                                  if any(i.item_id == note.item.item_id for i in items))
+    people, items = worlds[world]
+    return attribute(note.note, items, people, note.shown or (note.item.person_id,), note.proposed,
+                     requester=note.requester)
+
+
+def world_table(notes: list[Labelled], worlds: dict[str, tuple[dict[str, str], list[Item]]],
+                split: str = "test") -> list[str]:
+    """docs/privacy.md's table of one half read in the world: per style the own item's recall,
+    own items flagged against their label, the (note, item) pairs flagged and how many are right
+    (the note's own item, labelled a leak), unattributed items right / wrong / missed, notes read as
+    not English; then over English notes the own-item precision and recall and the pairs'
+    precision, each k/n with its 95% Wilson interval."""
+    rows: dict[str, list[int]] = {}
+    for n in (n for n in notes if n.split == split):
+        found = in_world(n, worlds)
+        r = rows.setdefault(n.kind, [0] * 11)
+        r[0] += 1
+        if not found.readable:
+            r[10] += 1
+            continue
+        said = set(found.attributed)
+        own = n.item.item_id in said and not is_own(n)
+        r[1] += n.leaks and own                 # own item: true positive
+        r[2] += n.leaks                         # own item labelled a leak
+        r[3] += own and not n.leaks             # own item flagged, labelled clean
+        r[4] += own                             # own item flagged
+        r[5] += len(said)                       # pairs flagged
+        r[6] += int(own and n.leaks)            # of them right
+        r[7] += len(found.unattributed & n.unattributed)
+        r[8] += len(found.unattributed - n.unattributed)
+        r[9] += len(n.unattributed - found.unattributed)
+    lines = ["| style | notes | own item found (recall) | own item flagged wrongly | flagged (note, item) pairs right "
+             "| unattributed: right / wrong / missed | read as not English |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+
+    def line(name: str, r: list[int]) -> str:
+        return (f"| {name} | {r[0]} | {share(r[1], r[2])} | {r[3]} of {r[4]} | {share(r[6], r[5])} | "
+                f"{r[7]} / {r[8]} / {r[9]} | {r[10]} |")
+    lines += [line(kind, rows[kind]) for kind in sorted(rows)]
+    english = [sum(r[k] for kind, r in rows.items() if kind != "other_language") for k in range(11)]
+    lines.append(line("all but other_language", english))
+    lines += ["", f"Over the English notes of the {split} half: own-item precision {share(english[1], english[4])}, "
+              f"recall {share(english[1], english[2])}, flagged (note, item) pairs right {share(english[6], english[5])}, "
+              f"innocent notes with anything flagged: {rows.get('innocent', [0] * 11)[5]} pairs."]
     return lines
