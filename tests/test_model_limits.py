@@ -199,55 +199,65 @@ def test_a_rejected_tool_call_after_a_good_one_ends_the_episode_scored(db_path, 
 
 def table_counts(output: str, level: str) -> dict[str, str]:
     """One level's row of a rich table printed by the CLI, by column name."""
-    header = next(line for line in output.splitlines() if "┃ level" in line)
-    names = [c.strip() for c in header.split("┃")]
+    header = [[c.strip() for c in line.split("┃")] for line in output.splitlines() if line.startswith("┃")]
+    names = [" ".join(filter(None, parts)) for parts in zip(*header)]   # a header may wrap onto two lines
     row = next(line for line in output.splitlines() if line.startswith("│") and line.split("│")[1].strip() == level)
     return dict(zip(names, [c.strip() for c in row.split("│")]))
 
 
 def test_eval_run_json_and_report_agree_on_every_count(db_path, tmp_path):
-    """Episodes that end four ways in one run — a model's limit, a parse failure, an endpoint's
-    outage, an answer (one of each in the tiny build's four level-1 instances) — are counted once each, and alike by eval's table, run.json, report.md and
-    report.html. Which way depends on the instance (its opening prompt), so retries agree."""
-    ways = {}
+    """Episodes that end five ways in one run — a model's limit, a parse failure, out of steps, an
+    endpoint's outage, an answer — are counted once each, and alike by eval's table, run.json,
+    report.md and report.html. Which way depends on the instance (its opening prompt), so retries
+    agree; the tiny build's eight instances at levels 1-2 take the ways in turn."""
+    ways: dict[str, int] = {}
 
     def script(req):
-        prompt = req.messages[1]["content"]
-        way = ways.setdefault(prompt, len(ways) % 4)
+        way = ways.setdefault(req.messages[1]["content"], len(ways) % 5)
         if way == 0:
             return refusal(*OUTPUT_REFUSALS["llama.cpp"])
         if way == 1:
             return reply_text("I cannot tell which times work.")
         if way == 2:
             return refusal(503, {"error": {"message": "overloaded"}})
+        if way == 3:
+            return reply_tool_calls([("get_current_time", {})])   # never answers: out of steps
         return reply_tool_calls([("submit_candidates", {"candidates": []})])
 
     with FakeOpenAI(script) as srv:
-        result = eval_run(db_path, tmp_path / "run", srv.base_url, "--max-retries", "0", "--levels", "1",
+        result = eval_run(db_path, tmp_path / "run", srv.base_url, "--max-retries", "0", "--max-steps", "2",
                           "--concurrency", "1")
     assert result.exit_code == 0, result.output
+    assert len(ways) == 8
+    n = [sum(1 for w in ways.values() if w == k) for k in range(5)]   # 2, 2, 2, 1, 1
+    expected = {"model_output_rejected": n[0], "parse_failures": n[1], "infrastructure_errors": n[2],
+                "step_budget": n[3], "harness_errors": 0, "context_exceeded": 0}
     meta = json.loads((tmp_path / "run" / "run.json").read_text())
-    episodes, summary = meta["episodes"], meta["summary"][0]
-    expected = {"model_output_rejected": 1, "parse_failures": 1, "infrastructure_errors": 1, "harness_errors": 0,
-                "context_exceeded": 0}
-    assert {k: episodes[k] for k in expected} == expected and {k: summary[k] for k in expected} == expected
-    shown = table_counts(result.output, "1")
-    assert (shown["parse failures"], shown["model output rejected"], shown["infra errors"]) == ("1", "1", "1")
+    assert {k: meta["episodes"][k] for k in expected} == expected
+    assert {k: sum(s[k] for s in meta["summary"]) for k in expected} == expected
+    shown = [table_counts(result.output, level) for level in ("1", "2")]
+    columns = {"parse failures": "parse_failures", "out of steps": "step_budget",
+               "model output rejected": "model_output_rejected", "infra errors": "infrastructure_errors"}
+    assert {key: sum(int(row[column]) for row in shown) for column, key in columns.items()} == \
+        {key: expected[key] for key in columns.values()}
     runs = pl.read_parquet(tmp_path / "run" / "runs.parquet")
-    assert runs.filter(pl.col("failure_cause") == "model_output_rejected")["steps"].to_list() == [1]
+    assert runs.filter(pl.col("failure_cause") == "model_output_rejected")["steps"].to_list() == [1] * n[0]
+    assert runs.filter(pl.col("end") == "step_budget")["steps"].to_list() == [2] * n[3]
 
     report = runner.invoke(app, ["report", str(tmp_path / "run"), "--out", str(tmp_path / "report"),
                                  "--trajectories", "none"])
     assert report.exit_code == 0, report.output
     md = (tmp_path / "report" / "report.md").read_text()
-    results = md.split("## Results", 1)[1]
-    header = next(line for line in results.splitlines() if line.startswith("| Level |"))
-    row = next(line for line in results.splitlines() if line.startswith("| Level 1 |"))
-    cells = dict(zip([c.strip() for c in header.split("|")], [c.strip() for c in row.split("|")]))
-    assert (cells["Episodes"], cells["Parse failures"], cells["Model limits"], cells["Infra errors"]) == \
-        ("3 (+1)", "1", "1", "1")
+    results = md.split("## Results", 1)[1].split("\n## ", 1)[0]
+    header = [c.strip() for c in next(line for line in results.splitlines() if line.startswith("| Level |")).split("|")]
+    rows = [dict(zip(header, [c.strip() for c in line.split("|")])) for line in results.splitlines()
+            if line.startswith("| Level 1 |") or line.startswith("| Level 2 |")]
+    report_columns = {"Parse failures": "parse_failures", "Out of steps": "step_budget",
+                      "Model limits": "model_output_rejected", "Infra errors": "infrastructure_errors"}
+    assert {key: sum(int(row[column]) for row in rows) for column, key in report_columns.items()} == \
+        {key: expected[key] for key in report_columns.values()}
     html = (tmp_path / "report" / "report.html").read_text()
-    assert ">Model limits<" in html and ">Parse failures<" in html
+    assert ">Model limits<" in html and ">Out of steps<" in html
 
 
 def test_the_feedback_models_limit_is_not_the_evaluated_models(db_path, golds, tmp_path):

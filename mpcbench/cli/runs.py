@@ -50,6 +50,7 @@ class BarProgress(EvalProgress):
         c, limits = self.counts, sum(self.counts[cause] for cause in MODEL_LIMITS)
         mean = sum(self.f1) / len(self.f1) if self.f1 else 0.0
         stats = (f"F1 {mean:.2f} · EM {self.em}/{len(self.f1)} · parse failures {c['parse_failures']} · "
+                 + (f"out of steps {c['step_budget']} · " if c["step_budget"] else "")
                  + (f"model limits {limits} · " if limits else "")
                  + f"infra errors {c['infrastructure_errors']}"
                  + (f" · [red]harness errors {c['harness_errors']}[/red]" if c["harness_errors"] else ""))
@@ -60,13 +61,17 @@ class BarProgress(EvalProgress):
         self.bar.console.print(f"note: {message}", markup=False, highlight=False, soft_wrap=True)
 
 
+COLUMN_NAMES = {"step_budget": "out of steps"}
+
+
 def print_summary(title: str, summary: list[dict]) -> None:
     table = Table(title=title)
     harness = any(s.get("harness_errors") for s in summary)
-    limits = [cause for cause in MODEL_LIMITS if any(s.get(cause) for s in summary)]  # shown where any
+    limits = [cause for cause in ("step_budget", *MODEL_LIMITS) if any(s.get(cause) for s in summary)]  # where any
     for column in ("level", "episodes", "mean F1", "EM rate", "parse failures", *limits, "infra errors",
                    *(["harness errors"] if harness else []), "tool calls", "tokens in/out", "cost (US$)"):
-        table.add_column(column.replace("_", " "), justify="right", style="red" if column == "harness errors" else None)
+        table.add_column(COLUMN_NAMES.get(column, column.replace("_", " ")), justify="right",
+                         style="red" if column == "harness errors" else None)
     for s in summary:
         table.add_row(str(s["level"]), str(s["episodes"]),
                       "—" if s["mean_f1"] is None else f"{s['mean_f1']:.3f}",
@@ -82,7 +87,7 @@ def print_summary(title: str, summary: list[dict]) -> None:
 def print_dry_run(plan: DryRun) -> None:
     """The plan of `eval --dry-run`: the episodes, each level's first request and the estimate."""
     c = plan.config
-    console.print(f"Dry run (nothing is sent): {sum(len(lp.episodes) for lp in plan.levels)} episodes of "
+    console.print(f"Dry run (no chat request is sent): {sum(len(lp.episodes) for lp in plan.levels)} episodes of "
                   f"{c.agent}{f' ({c.model})' if c.model else ''}, mode {c.mode}, protocol {c.protocol}",
                   markup=False, highlight=False)
     for lp in plan.levels:
@@ -106,7 +111,8 @@ def print_dry_run(plan: DryRun) -> None:
     price = plan.price
     counted = sorted({lp.counted.how for lp in plan.levels if lp.counted})
     if counted:
-        tokens = f"tokens are counted by {' and '.join(counted)} (≈: characters / {CHARS_PER_TOKEN} where it did not answer)"
+        tokens = f"tokens are counted by {' and '.join(counted)}" + (
+            "" if all(lp.counted for lp in plan.levels) else f" (≈: characters / {CHARS_PER_TOKEN} where it did not answer)")
     else:
         tokens = (f"tokens are characters / {CHARS_PER_TOKEN}, within about ±{TOKEN_MARGIN:.0%} of real tokenizers (a "
                   "server with a /tokenize endpoint, named by --base-url, counts them exactly)")

@@ -47,15 +47,16 @@ def is_harness_error(record: Mapping[str, Any]) -> bool:
     return error_kind(record) == HARNESS_ERROR
 
 
-COUNTS = ("parse_failures", *MODEL_LIMITS, "infrastructure_errors", "harness_errors")
+COUNTS = ("parse_failures", "step_budget", *MODEL_LIMITS, "infrastructure_errors", "harness_errors")
 
 
 def counted_as(record: Mapping[str, Any]) -> str | None:
     """The one of `COUNTS` an episode falls under, for a journal record or a runs.parquet row
     alike (eval's progress and table, run.json, report.md and report.html all count with this):
     an error is the endpoint's or ours; a scored episode a model's limit ended counts under that
-    limit, not as a parse failure; one whose last answer could not be read is a parse failure;
-    None for a scored episode with a readable answer."""
+    limit; one without a readable answer is out of steps (`step_budget`: it spent --max-steps
+    before answering) or a parse failure (it answered, unreadably); None for a scored episode
+    with a readable answer."""
     if record.get("error"):
         return "harness_errors" if is_harness_error(record) else "infrastructure_errors"
     limit = record.get("end") if record.get("end") in MODEL_LIMITS else record.get("failure_cause")
@@ -65,7 +66,9 @@ def counted_as(record: Mapping[str, Any]) -> str | None:
         readable = record["parse_ok"]
     else:
         readable = bool(record.get("answers")) and record["answers"][-1].get("parse_ok")
-    return None if readable else "parse_failures"
+    if readable:
+        return None
+    return "step_budget" if record.get("end") == EndReason.STEP_BUDGET else "parse_failures"
 
 
 def count_episodes(records: Sequence[Mapping[str, Any]]) -> dict[str, int]:

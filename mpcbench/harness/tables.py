@@ -40,7 +40,7 @@ from .summary import summarize
 S, I, F, B, L = pl.String, pl.Int64, pl.Float64, pl.Boolean, pl.List(pl.String)  # noqa: E741 - short column types keep the schemas readable
 RUNS_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "agent": S, "model": S, "mode": S, "trial": I, "turns": I,
-    "steps": I, "parse_ok": B, "answer_path": S, "parse_error": S, "n_pred": I, "n_submitted": I,
+    "steps": I, "end": S, "parse_ok": B, "answer_path": S, "parse_error": S, "n_pred": I, "n_submitted": I,
     "over_submitted": B, "n_correct": I, "n_gold": I,
     "precision": F, "recall": F, "f1": F, "exact_match": B, "first_correct": B, "ndcg": F,
     "failure_cause": S, "failure_source": S, "failure_stage": S, "failure_detail": S,
@@ -127,7 +127,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
         key = (rec["instance_id"], rec["trial"])
         calls = [c for c in rec.get("tool_calls") or [] if c["tool"] != SUBMIT_TOOL_NAME]
         row = {"run_id": run_id, **{k: rec.get(k) for k in ("instance_id", "level", "agent", "model", "mode", "trial",
-                                                             "turns", "steps", "prompt_tokens", "completion_tokens",
+                                                             "turns", "steps", "end", "prompt_tokens", "completion_tokens",
                                                              "latency_s", "error")},
                "tool_calls": len(calls), "tool_errors": sum(1 for c in calls if c.get("error")),
                "reference_tool_calls": reference.calls.get(rec["instance_id"]),

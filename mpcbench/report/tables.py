@@ -99,7 +99,8 @@ def _episodes(g: Group) -> str:
 
 def results_table(groups: list[Group]) -> tuple[list[str], list[list[str]], list[dict]]:
     header = ["Level", "Model", "Episodes", "Avg F1 [95% CI]", "EM rate", "First correct", "NDCG",
-              "Parse failures", "Model limits", "Over-submitted", "Infra errors", "Primary failure causes"]
+              "Parse failures", "Out of steps", "Model limits", "Over-submitted", "Infra errors",
+              "Primary failure causes"]
     body, stats = [], []
     for g in groups:
         scored = g.scored
@@ -119,7 +120,8 @@ def results_table(groups: list[Group]) -> tuple[list[str], list[list[str]], list
                      f"{_num(mean_f1)} [{_num(ci[0])}, {_num(ci[1])}]" if ci else "—",
                      _pct(em_rate), _pct(mean([float(r["first_correct"]) for r in scored])),
                      _num(mean([r["ndcg"] for r in scored])),
-                     str(counts["parse_failures"]), str(sum(counts[cause] for cause in MODEL_LIMITS)),
+                     str(counts["parse_failures"]), str(counts["step_budget"]),
+                     str(sum(counts[cause] for cause in MODEL_LIMITS)),
                      # runs scored before grader version 2 have no over_submitted column: "—"
                      _pct(mean([float(r["over_submitted"]) for r in scored if r.get("over_submitted") is not None])),
                      str(counts["infrastructure_errors"]), cause_text])
