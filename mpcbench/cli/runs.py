@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -14,9 +13,8 @@ from rich.table import Table
 from ..episode.record import COUNTS, counted_as
 from ..harness.ablation import run_ablation
 from ..harness.config import AGENTS, EvalConfig
-from ..harness.dry_run import CHARS_PER_TOKEN, REPLY_TOKENS, STEP_TOKENS, TOKEN_MARGIN, DryRun, dry_run as dry_run_plan
+from ..harness.dry_run import dry_run as dry_run_plan
 from ..harness.merge import merge_runs
-from ..harness.prompt_sizes import compact
 from ..harness.rescore import rescore
 from ..harness.runner import EvalResult, Progress as EvalProgress, run_eval
 from ..errors import UserError
@@ -26,6 +24,7 @@ from ..report.load import parse_prices
 from ..report.render import make_report
 from ..report.trajectories import WHICH
 from .common import console, err, fail, parse_levels
+from .dry_run import REQUEST_FORMATS, print_dry_run, print_requests
 
 
 class BarProgress(EvalProgress):
@@ -84,68 +83,10 @@ def print_summary(title: str, summary: list[dict]) -> None:
     console.print(table)
 
 
-def print_dry_run(plan: DryRun) -> None:
-    """The plan of `eval --dry-run`: the episodes, each level's first request and the estimate."""
-    c = plan.config
-    console.print(f"Dry run (no chat request is sent): {sum(len(lp.episodes) for lp in plan.levels)} episodes of "
-                  f"{c.agent}{f' ({c.model})' if c.model else ''}, mode {c.mode}, protocol {c.protocol}",
-                  markup=False, highlight=False)
-    for lp in plan.levels:
-        names = " ".join(i if c.trials == 1 else f"{i}#{t}" for i, t in lp.episodes)
-        console.print(f"level {lp.level}: {names}", markup=False, highlight=False, soft_wrap=True)
-    table = Table(title="Per level: the first request in characters and tokens, and per episode: steps and "
-                        "tokens; the level's cost")
-    for column in ("level", "episodes", "first request", "tokens", "steps", "prompt tokens", "completion tokens",
-                   "US$"):
-        table.add_column(column, justify="right")
-    for lp in plan.levels:
-        cost = plan.cost(lp)
-        table.add_row(str(lp.level), str(len(lp.episodes)), str(lp.first_request_chars),
-                      f"{lp.first_request_tokens}" if lp.counted else f"≈ {lp.first_request_tokens}",
-                      f"{lp.steps:.1f}", f"{lp.prompt_tokens:,.0f}", f"{lp.completion_tokens:,.0f}",
-                      "n/a" if cost is None else f"{cost:.4f}")
-    console.print(table)
-    basis = (f"steps and tokens per episode as measured in {plan.like}" if plan.like else
-             f"every episode spending --max-steps {c.max_steps}, each step adding {STEP_TOKENS} tokens to the "
-             f"conversation and {c.max_tokens or REPLY_TOKENS} of reply: an upper bound")
-    price = plan.price
-    counted = sorted({lp.counted.how for lp in plan.levels if lp.counted})
-    if counted:
-        tokens = f"tokens are counted by {' and '.join(counted)}" + (
-            "" if all(lp.counted for lp in plan.levels) else f" (≈: characters / {CHARS_PER_TOKEN} where it did not answer)")
-    else:
-        tokens = (f"tokens are characters / {CHARS_PER_TOKEN}, within about ±{TOKEN_MARGIN:.0%} of real tokenizers (a "
-                  "server with a /tokenize endpoint, named by --base-url, counts them exactly)")
-    console.print(f"Estimate: {tokens}; {basis}; "
-                  + (f"prices of {price['model']}: US$ {price['input']:g} / {price['output']:g} per million "
-                     "prompt / completion tokens." if price else "no price for this model (--prices FILE)."),
-                  markup=False, highlight=False, soft_wrap=True)
-    for warning in plan.warnings:
-        err.print(f"note: {warning}", markup=False, highlight=False, soft_wrap=True)
-
-
-def request_text(instance_id: str, level: int, body: dict) -> str:
-    """A first request for reading: each message whole, each tool with its arguments' schema,
-    then the other fields of the body."""
-    lines = [f"=== {instance_id} (level {level}): the first request, as sent to POST /chat/completions"]
-    for m in body["messages"]:
-        lines += [f"--- {m['role']} ({len(m['content']):,} characters)", m["content"]]
-    if body.get("tools"):
-        lines.append(f"--- tools ({len(body['tools'])})")
-        for tool in body["tools"]:
-            f = tool["function"]
-            lines += [f"{f['name']}: {f.get('description', '')}",
-                      f"    arguments: {json.dumps(f.get('parameters', {}), ensure_ascii=False)}"]
-    rest = {k: v for k, v in body.items() if k not in ("messages", "tools")}
-    lines.append(f"--- and: {json.dumps(rest, ensure_ascii=False)}")
-    return "\n".join(lines)
-
-
 # eval's options: each EvalConfig field's is named after it (its option: `config.option_name`) and
 # takes its default; these are the command's own.
 DEFAULT = EvalConfig()
 NOT_CONFIG = {"ablation", "ablation_code", "resume", "retry_errors", "overwrite", "dry_run", "like", "show_request"}
-REQUEST_FORMATS = ("text", "json")
 
 
 def config_of(params: dict) -> EvalConfig:
@@ -267,10 +208,7 @@ def eval_command(
     if show_request is not None:
         if show_request not in REQUEST_FORMATS:
             fail(f"--show-request must be one of {', '.join(REQUEST_FORMATS)}, not {show_request!r}", 2)
-        for lp in dry_run_plan(config, count_tokens=False).levels:
-            instance_id = lp.episodes[0][0]
-            typer.echo(compact(lp.request) if show_request == "json" else request_text(instance_id, lp.level,
-                                                                                        lp.request))
+        print_requests(dry_run_plan(config, count_tokens=False), show_request)
         return
     if dry_run:
         if ablation or resume:
