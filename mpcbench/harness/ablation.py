@@ -14,7 +14,8 @@ from ..errors import UserError
 from ..sandbox import sandbox_status
 from .config import DEFAULT_RUNS_DIR, RUN_JSON, EvalConfig
 from .journal import write_json
-from .runner import EvalResult, Progress, default_run_id, run_eval
+from .run_setup import default_run_id
+from .runner import EvalResult, Progress, run_eval
 
 
 ABLATION = (("baseline", "context", False), ("tools-only", "tools", False),

@@ -28,17 +28,12 @@ The `openai` agent's requests and responses are cached in `llm_cache.jsonl` by r
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import gc
-import re
 import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from .. import __version__
-from ..dataset.version import info_dataset_version
 from ..episode.answers import answer_from_record
 from ..episode.codecs import codec_for
 from ..episode.engine import Episode
@@ -49,17 +44,17 @@ from ..episode.tools import HiddenFacts
 from ..errors import UserError
 from ..interrupt import EXIT_STATUS, is_interrupt, run_async
 from ..grading.feedback import FeedbackGiver
-from ..grading.scoring import GRADER_VERSION, Grader, quick_score
+from ..grading.scoring import Grader, quick_score
 from ..limiter import AdaptiveLimit
 from ..sandbox import sandbox_status
 from ..warehouse import db
-from .config import (DEFAULT_RUNS_DIR, EXTERNAL, FEEDBACK_CACHE, JOURNAL, PRIVACY_JUDGE_CACHE, RUN_FILES, RUN_JSON,
+from .config import (EXTERNAL, FEEDBACK_CACHE, JOURNAL, PRIVACY_JUDGE_CACHE, RUN_JSON,
                      EvalConfig)
 from .cost import Budget, episode_cost, model_price
-from .journal import Journal, read_journal, read_run_json, write_json
+from .journal import Journal, read_journal, read_run_json
 from .plans import (AgentPlan, agent_plan, chat_client, concurrency_limit, plan_episodes, preflight,
                     replayed_protocol)
-from .provenance import build_content_hash, sql_hash, url_host, versions
+from .run_setup import prepare_run, run_directory, write_run_meta
 from .tables import finalize
 
 
@@ -88,53 +83,6 @@ class EvalResult:
     first_error: str | None = None   # the first infrastructure error
     harness_errors: int = 0          # episodes our own code failed: the run failed
     first_harness_error: dict | None = None   # its journal record (instance_id, error, traceback)
-
-
-def default_run_id(config: EvalConfig) -> str:
-    model = re.sub(r"[^A-Za-z0-9._-]+", "-", config.model or "")
-    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return "-".join(part for part in (config.agent, model.strip("-"), stamp) if part)
-
-
-def run_directory(config: EvalConfig) -> Path:
-    return Path(config.out) if config.out else DEFAULT_RUNS_DIR / default_run_id(config)
-
-
-def prepare_run(config: EvalConfig, *, resume: bool, overwrite: bool = False,
-                given: frozenset[str] = frozenset()) -> tuple[EvalConfig, Path]:
-    """The run directory (not created yet) and the config to run; on resume, the config saved in
-    run.json, with the options of RESUME_MAY_CHANGE taken from `config`. `given` names the
-    config fields the user set: on resume, one that differs from the saved run is refused.
-    `overwrite` deletes a previous run's files from the directory first."""
-    run_dir = run_directory(config)
-    saved_path = run_dir / RUN_JSON
-    if run_dir.exists() and not run_dir.is_dir():
-        raise UserError(f"--out {run_dir} is a file, not a run directory; choose another --out")
-    if overwrite and not resume:
-        for name in RUN_FILES:
-            (run_dir / name).unlink(missing_ok=True)
-    if resume:
-        if not saved_path.exists():
-            raise UserError(f"--resume: {run_dir} holds no run.json (give the run directory with --out)")
-        saved = read_run_json(saved_path)
-        budget = {k: getattr(config, k) for k in ("max_cost_usd", "prices") if getattr(config, k) is not None}
-        config_saved = EvalConfig.from_public(saved.get("options") or {}, base_url=config.base_url, out=str(run_dir),
-                                              concurrency=config.concurrency, timeout_s=config.timeout_s,
-                                              max_retries=config.max_retries, **budget)
-        differ = config.differences(config_saved, given)
-        if differ:
-            raise UserError(f"--resume: {run_dir} was run with other options: {'; '.join(differ)}. Resume "
-                            "without them, or start a new run with another --out", 2)
-        host = (saved.get("options") or {}).get("base_url_host")
-        if host and url_host(config.base_url) != host:
-            raise UserError(f"--resume: this run used an endpoint at {host}; pass its --base-url again "
-                            "(run.json keeps only the host)")
-        config = config_saved
-    elif saved_path.exists():
-        raise UserError(f"{run_dir} already holds a run; use --resume to finish it, --overwrite to start it "
-                        "again, or choose another --out")
-    config.validate()
-    return config, run_dir
 
 
 def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = False, overwrite: bool = False,
@@ -207,34 +155,6 @@ def interrupted(run_dir: Path, saved: int) -> UserError:
     planned = (read_run_json(run_dir / RUN_JSON).get("episodes") or {}).get("planned", "?")
     return UserError(f"interrupted: {saved} of {planned} episodes are saved in {run_dir}; finish the run with: "
                      f"mpcbench eval --resume --out {run_dir}", EXIT_STATUS)
-
-
-def write_run_meta(con, config: EvalConfig, run_dir: Path, *, agent: str, model: str | None, notes: list[str],
-                   planned: int, resume: bool, price: dict | None = None) -> dict:
-    """Write run.json as a run starts (or resumes): what ran, on which build, with which options.
-    A resume keeps the saved metadata and refuses a build whose content differs."""
-    saved_path = run_dir / RUN_JSON
-    content_hash = build_content_hash(con)
-    meta: dict[str, Any] = read_run_json(saved_path) if resume else {
-        "run_id": run_dir.name, "created_at": dt.datetime.now().isoformat(timespec="seconds"),
-        "benchmark_version": __version__, "grader_version": GRADER_VERSION}
-    if resume and meta.get("build", {}).get("content_sha256") not in (None, content_hash):
-        raise UserError(f"--resume: {Path(config.db)} is not the build this run started on (content hash differs)")
-    build_info = dict(con.execute("select key, value from build_info order by key").fetchall())
-    meta.update({
-        "dataset_version": info_dataset_version(build_info),   # of the build's gold answers
-        "status": "running", "agent": agent, "model": model, "mode": config.mode, "protocol": config.protocol,
-        "base_url_host": url_host(config.base_url), "api_key_env": config.api_key_env if config.agent == "openai" else None,
-        "replay_of": config.replay_from, "notes": notes,
-        "build": {"db": str(Path(config.db)), "content_sha256": content_hash, "info": build_info},
-        "sql_sha256": sql_hash(), "versions": versions(),
-        "seeds": {"agent_seed": config.seed, "trial_seeds": None if config.seed is None else
-                  [config.seed + t for t in range(config.trials)],
-                  "worlds": {k: v for k, v in build_info.items() if k.startswith("seed_")}},
-        "split": {"name": build_info.get("split", "dev"), "seed_hash": build_info.get("split_seed_hash")},
-        "options": config.public(), "episodes": {"planned": planned}, "price": price})
-    write_json(saved_path, meta)
-    return meta
 
 
 def _run(con, config: EvalConfig, plan: AgentPlan, episodes, run_dir: Path, price: dict | None, *,

@@ -36,7 +36,7 @@ from ..warehouse import db
 from .config import JOURNAL, RUN_JSON, EvalConfig
 from .journal import Journal, read_journal
 from .plans import plan_episodes
-from .runner import prepare_run, write_run_meta
+from .run_setup import prepare_run, write_run_meta
 from .tables import finalize
 
 _SELECTION = ("agent", "levels", "instances", "instance_ids", "max_steps")
