@@ -65,7 +65,7 @@ def test_the_docs_show_each_detectors_precision_and_recall_on_the_test_half(note
         assert line in text, line
     test_half = [n for n in notes if n.split == "test" and n.kind in ORIGINAL_KINDS]
     assert score(test_half, DETECTORS["components"]).recall > score(test_half, DETECTORS["verbatim"]).recall
-    assert f"{len(test_half)} notes of issue 31's kinds in the test half" in text
+    assert f"{len(test_half)} notes of the first 340's kinds in the test half" in text
 
 
 def test_the_docs_show_the_test_half_read_in_its_world(notes):
