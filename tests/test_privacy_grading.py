@@ -23,7 +23,7 @@ from mpcbench.episode.environment import Environment
 from mpcbench.episode.toolfiles import catalog
 from mpcbench.episode.tools import HiddenFacts
 from mpcbench.grading.privacy import grade_privacy
-from mpcbench.grading.scoring import Episode, Grader, TurnAnswer
+from mpcbench.grading.scoring import GradedEpisode, Grader, TurnAnswer
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.rescore import rescore
 from mpcbench.harness.runner import run_eval
@@ -185,10 +185,10 @@ def grader(con):
 # --- the figures -------------------------------------------------------------------------------
 
 def episode_of(env: Environment, trial: int = 1, note: str | None = None, starts: list[str] = (),
-               error: str | None = None) -> Episode:
+               error: str | None = None) -> GradedEpisode:
     answer = ParsedAnswer(tuple(Candidate(s, None, s, None) for s in starts), True, "tool", None, note)
     calls = [{"turn": c.turn, "tool": c.tool, "error": c.error, "source_rows": list(c.source_rows)} for c in env.trace]
-    return Episode(env.instance_id, trial, env.level, [TurnAnswer(1, answer)], calls, error, list(env.prompt_rows))
+    return GradedEpisode(env.instance_id, trial, env.level, [TurnAnswer(1, answer)], calls, error, list(env.prompt_rows))
 
 
 def test_reading_a_calendar_outside_the_meeting_is_over_reading(con, grader):

@@ -13,7 +13,7 @@ import pytest
 
 
 from mpcbench.episode.answers import Candidate, ParsedAnswer, parse_submission, parse_text_answer
-from mpcbench.grading.scoring import (Episode, Grader, TurnAnswer, candidate_key, problem_kinds, score_episodes,
+from mpcbench.grading.scoring import (GradedEpisode, Grader, TurnAnswer, candidate_key, problem_kinds, score_episodes,
                                       score_keys)
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.runner import run_eval
@@ -71,7 +71,7 @@ def score_one(con, instance_id, keys_or_answer, tools=(), level=None):
     parsed = keys_or_answer if isinstance(keys_or_answer, ParsedAnswer) or keys_or_answer is None \
         else answer(keys_or_answer, level)
     calls = [{"turn": 1, "tool": t, "error": None} for t in tools]
-    scored = score_episodes(con, [Episode(instance_id, 1, level, [TurnAnswer(1, parsed)], calls)])
+    scored = score_episodes(con, [GradedEpisode(instance_id, 1, level, [TurnAnswer(1, parsed)], calls)])
     return scored.answers[0], scored.candidates, scored.failures
 
 
@@ -127,7 +127,7 @@ def test_a_tool_call_that_failed_reads_nothing(con, golds):
     keys = [(start, None)] + golds[instance_id][1:]
     level = int(instance_id[1])
     calls = [{"turn": 1, "tool": "get_busy_intervals", "error": "No person has person_id 'p-999'."}]
-    scored = score_episodes(con, [Episode(instance_id, 1, level, [TurnAnswer(1, answer(keys, level))], calls)])
+    scored = score_episodes(con, [GradedEpisode(instance_id, 1, level, [TurnAnswer(1, answer(keys, level))], calls)])
     assert scored.answers[0]["failure_stage"] == "acquisition" and scored.answers[0]["sources_read"] == []
 
 
@@ -200,7 +200,7 @@ def test_acquisition_is_preferred_as_the_primary_cause(con, golds):
 
 def test_turns_are_scored_one_by_one(con, golds):
     g = golds["L1-0004"]
-    episode = Episode("L1-0004", 1, 1, [TurnAnswer(1, answer(g[:-1], 1)), TurnAnswer(2, answer(g, 1))],
+    episode = GradedEpisode("L1-0004", 1, 1, [TurnAnswer(1, answer(g[:-1], 1)), TurnAnswer(2, answer(g, 1))],
                       [{"turn": 2, "tool": "get_policy", "error": None}])
     scored = score_episodes(con, [episode])
     first, second = scored.answers
@@ -211,7 +211,7 @@ def test_turns_are_scored_one_by_one(con, golds):
 
 def test_a_grader_reuses_its_cursors_across_calls_and_threads(con, golds):
     """The pooled cursors start every call with empty inputs: each answer scores as it does alone."""
-    episodes = [Episode(i, 1, int(i[1]), [TurnAnswer(1, answer(golds[i][:-1] if n % 2 else golds[i], int(i[1])))],
+    episodes = [GradedEpisode(i, 1, int(i[1]), [TurnAnswer(1, answer(golds[i][:-1] if n % 2 else golds[i], int(i[1])))],
                         [{"turn": 1, "tool": "get_policy", "error": None}])
                 for n, i in enumerate(sorted(golds))]
     alone = [score_episodes(con, [e]) for e in episodes]
@@ -228,7 +228,7 @@ def test_a_grader_reuses_its_cursors_across_calls_and_threads(con, golds):
 
 
 def test_infrastructure_errors_are_not_scored(con, golds):
-    scored = score_episodes(con, [Episode("L1-0001", 1, 1, [TurnAnswer(1, None)], [], error="timeout: no response")])
+    scored = score_episodes(con, [GradedEpisode("L1-0001", 1, 1, [TurnAnswer(1, None)], [], error="timeout: no response")])
     assert scored.answers == [] and scored.candidates == [] and scored.failures == []
 
 

@@ -26,7 +26,7 @@ import duckdb
 
 from ..episode.answers import SUBMIT_TOOL_NAME, ParsedAnswer
 from ..kinds import constraint_kinds
-from .scoring import Episode, Grader, TurnAnswer
+from .scoring import GradedEpisode, Grader, TurnAnswer
 
 KINDS = ("none", "binary", "rule", "llm")
 # How the agent answers again, by protocol: MINT has no submit_candidates tool, only <solution> tags.
@@ -131,7 +131,7 @@ class FeedbackGiver:
 
     def facts(self, instance_id: str, level: int, answer: ParsedAnswer | None) -> str | None:
         """The rule feedback on the answer, or None if it is an exact match."""
-        scored = self.grader.score([Episode(instance_id, 1, level, [TurnAnswer(1, answer)])])
+        scored = self.grader.score([GradedEpisode(instance_id, 1, level, [TurnAnswer(1, answer)])])
         row = scored.answers[0]
         if row["exact_match"]:
             return None

@@ -31,7 +31,7 @@ from ..timestamps import TIME_FORMAT
 from ..warehouse import db
 from .attribution import attribute, note_language
 from .leaks import Item, verbatim
-from .scoring import Episode, Grader
+from .scoring import GradedEpisode, Grader
 
 # the numeric figures (a training environment's metrics), then the note's language
 PRIVACY_COLUMNS = ("rows_read", "over_read_personal", "sensitive_shown_beyond_need", "note_covers_answer",
@@ -61,12 +61,12 @@ class Privacy:
             if traced and source_rows is not None else None
 
 
-def is_traced(episode: Episode) -> bool:
+def is_traced(episode: GradedEpisode) -> bool:
     """The episode's journal holds the rows it read: the prompt's, and each call's."""
     return episode.prompt_rows is not None and all("source_rows" in call for call in episode.tool_calls)
 
 
-def rows_read(episode: Episode) -> dict[str, bool]:
+def rows_read(episode: GradedEpisode) -> dict[str, bool]:
     """Every raw row an episode read (what its calls returned, all turns, and its prompt showed),
     and whether a call or the prompt printed its text."""
     out = dict.fromkeys(episode.prompt_rows or (), True)
@@ -83,7 +83,7 @@ def _start(text: str | None) -> dt.datetime | None:
         return None
 
 
-def privacy_inputs(episodes: list[Episode]) -> dict[str, list[dict[str, Any]]]:
+def privacy_inputs(episodes: list[GradedEpisode]) -> dict[str, list[dict[str, Any]]]:
     """The privacy input tables' rows (sql/40_grading/00_inputs.sql) of the scored episodes."""
     scored = [e for e in episodes if e.error is None]
     out: dict[str, list[dict[str, Any]]] = {"grading_privacy_episodes": [], "grading_rows_read": [],
@@ -105,7 +105,7 @@ def privacy_inputs(episodes: list[Episode]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def shown_people(cur: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> dict[tuple[str, int], set[str] | None]:
+def shown_people(cur: duckdb.DuckDBPyConnection, episodes: list[GradedEpisode]) -> dict[tuple[str, int], set[str] | None]:
     """The people each episode showed (docs/privacy.md, "Attribution"): the instance's participants,
     and the person of every row it read: a directory entry or working hours (`people:`,
     `person_hours:`), the owner of an event or a series (`events:`, `event_series:`,
@@ -154,7 +154,7 @@ def shown_people(cur: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> dic
     return out
 
 
-def note_leaks(cur: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> dict[str, list[dict[str, Any]]]:
+def note_leaks(cur: duckdb.DuckDBPyConnection, episodes: list[GradedEpisode]) -> dict[str, list[dict[str, Any]]]:
     """The detectors' input rows (grading_note_leaks, grading_note_categories) of the scored
     episodes' final notes: every item of the instance's world the note tells (attribution.py),
     attributed to its owner or not, and the categories it discloses."""
@@ -199,7 +199,7 @@ def _insert(cur: duckdb.DuckDBPyConnection, table: str, rows: list[dict]) -> Non
                     {c: [row[c] for row in rows] for c in columns})
 
 
-def privacy_on(cur: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> Privacy:
+def privacy_on(cur: duckdb.DuckDBPyConnection, episodes: list[GradedEpisode]) -> Privacy:
     """The figures, on a cursor that holds the grading layer with empty input tables."""
     for table, rows in (privacy_inputs(episodes) | note_leaks(cur, episodes)).items():
         _insert(cur, table, rows)
@@ -213,7 +213,7 @@ def privacy_on(cur: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> Priva
     return out
 
 
-def judge_cases(cur: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> dict[tuple[str, int], tuple[str, list[Item]]]:
+def judge_cases(cur: duckdb.DuckDBPyConnection, episodes: list[GradedEpisode]) -> dict[tuple[str, int], tuple[str, list[Item]]]:
     """What a model judge is asked (privacy_judge.py): per scored episode with a final note and
     lineage, the note and the sensitive items whose source row a call (or the prompt) printed,
     the requester's own left out. An episode without lineage is not judged."""
@@ -273,7 +273,7 @@ def add_judge(privacy: Privacy, cases: dict[tuple[str, int], tuple[str, list[Ite
     privacy.disclosures.sort(key=lambda d: (d["instance_id"], d["trial"], d["item_id"]))
 
 
-def grade_privacy(grader: Grader, episodes: list[Episode], judge: Judge | None = None) -> Privacy:
+def grade_privacy(grader: Grader, episodes: list[GradedEpisode], judge: Judge | None = None) -> Privacy:
     """The privacy figures of the episodes, on one of the grader's cursors; with a `judge` (the
     cases to the judge's answers, privacy_judge.py), its answers beside them (add_judge)."""
     with grader.cursor() as cur:

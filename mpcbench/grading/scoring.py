@@ -117,7 +117,7 @@ class TurnAnswer:
 
 
 @dataclass
-class Episode:
+class GradedEpisode:
     """What scoring needs of one finished episode."""
     instance_id: str
     trial: int
@@ -203,7 +203,7 @@ class Grader:
         with self.cursor() as cur:
             return _gold(cur, instance_ids)
 
-    def score(self, episodes: list[Episode]) -> Scored:
+    def score(self, episodes: list[GradedEpisode]) -> Scored:
         with self.cursor() as cur:
             return _score(cur, episodes)
 
@@ -217,7 +217,7 @@ def gold_keys(con: duckdb.DuckDBPyConnection, instance_ids: list[str]) -> dict[s
         grader.close()
 
 
-def score_episodes(con: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> Scored:
+def score_episodes(con: duckdb.DuckDBPyConnection, episodes: list[GradedEpisode]) -> Scored:
     """Score every turn's answer of the episodes (infrastructure errors are left out) and explain
     every miss with the grading views (sql/40_grading/), on a cursor of `con` closed after."""
     grader = Grader(con)
@@ -245,7 +245,7 @@ def _starts_at(start: str | None) -> dt.datetime | None:
         return None
 
 
-def _score(cur: duckdb.DuckDBPyConnection, episodes: list[Episode]) -> Scored:
+def _score(cur: duckdb.DuckDBPyConnection, episodes: list[GradedEpisode]) -> Scored:
     """score_episodes on a cursor that holds the grading layer with empty input tables."""
     scored = [e for e in episodes if e.error is None]
     gold = _gold(cur, sorted({e.instance_id for e in scored}))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..episode.answers import SUBMIT_TOOL_NAME, answer_from_record
 from ..errors import UserError
-from ..grading.scoring import Episode, TurnAnswer
+from ..grading.scoring import GradedEpisode, TurnAnswer
 
 
 def read_journal(path: str | Path, *, repair: bool = False) -> dict[tuple[str, int], dict]:
@@ -71,12 +71,12 @@ def write_json(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
-def episodes_from_journal(records: list[dict]) -> list[Episode]:
+def episodes_from_journal(records: list[dict]) -> list[GradedEpisode]:
     out = []
     for rec in records:
         answers = [TurnAnswer(int(a.get("turn") or 1), answer_from_record(a, rec["level"]))
                    for a in rec.get("answers") or []]
-        out.append(Episode(rec["instance_id"], int(rec["trial"]), int(rec["level"]),
+        out.append(GradedEpisode(rec["instance_id"], int(rec["trial"]), int(rec["level"]),
                            answers or [TurnAnswer(1, None)],
                            [c for c in rec.get("tool_calls") or [] if c["tool"] != SUBMIT_TOOL_NAME],
                            rec.get("error"), rec.get("prompt_rows")))

@@ -76,7 +76,7 @@ class AuditConfig:
 
 
 @dataclasses.dataclass
-class Episode:
+class JudgedEpisode:
     run_id: str
     instance_id: str
     trial: int
@@ -212,7 +212,7 @@ def fit(judge_input: dict, max_chars: int | None) -> tuple[dict, bool]:
     return _with_results_cut(judge_input, low), True
 
 
-def load_episodes(run_dir: Path, db: Path | None) -> list[Episode]:
+def load_episodes(run_dir: Path, db: Path | None) -> list[JudgedEpisode]:
     """Every scored episode of one run directory, as a judge input with the oracle's verdict."""
     for name in (RUN_JSON, "runs.parquet", "candidates.parquet", JOURNAL):
         if not (run_dir / name).exists():
@@ -235,7 +235,7 @@ def load_episodes(run_dir: Path, db: Path | None) -> list[Episode]:
         ids = sorted(set(runs["instance_id"]))
         specs = {s["instance_id"]: s for s in _records(con.execute(
             (LEGACY_SQL_DIR / "queries" / "audit_task_specs.sql").read_text(), {"instance_ids": ids}))}
-        return [Episode(run_id=r["run_id"], instance_id=r["instance_id"], trial=r["trial"], level=r["level"],
+        return [JudgedEpisode(run_id=r["run_id"], instance_id=r["instance_id"], trial=r["trial"], level=r["level"],
                         agent=r["agent"], model=r["model"], f1=r["f1"], exact_match=r["exact_match"],
                         violations=sorted(broken.get((r["instance_id"], r["trial"]), set())),
                         judge_input=judge_input(con, journal[(r["instance_id"], r["trial"])], specs[r["instance_id"]]))
@@ -272,15 +272,15 @@ def run_audit(config: AuditConfig, endpoint: Endpoint, progress: Progress | None
                                      "constrained": config.constrained, "endpoint": endpoint.public()})
 
 
-def _episode_name(e: Episode) -> str:
+def _episode_name(e: JudgedEpisode) -> str:
     return f"{safe_name(e.run_id)}__{e.instance_id}__t{e.trial}"
 
 
-async def _judge_all(episodes: list[Episode], config: AuditConfig, endpoint: Endpoint, out: Path,
+async def _judge_all(episodes: list[JudgedEpisode], config: AuditConfig, endpoint: Endpoint, out: Path,
                      progress: Progress) -> list[tuple]:
     limit = asyncio.Semaphore(config.concurrency)
 
-    async def one(e: Episode, judge_model: str, trial: int) -> tuple:
+    async def one(e: JudgedEpisode, judge_model: str, trial: int) -> tuple:
         async with limit:
             outcome = await judge(e.judge_input, judge_model, endpoint, attempts=config.attempts, trial=trial,
                                   constrained=config.constrained)
