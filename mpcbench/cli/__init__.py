@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -37,7 +36,7 @@ class Commands(TyperGroup):
             if e.code == EXIT_STATUS:
                 leaving()
             report_error(e, debug=bool(ctx.params.get("debug")))
-        except (click.exceptions.Exit, click.ClickException):
+        except (typer.Exit, typer.Abort):   # the command's own way out, already said
             raise
         except BaseException as e:
             if not is_interrupt(e):
