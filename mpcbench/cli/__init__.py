@@ -1,6 +1,6 @@
 """The `mpcbench` command line, joined in one place: each command group is a module of its own
 (`warehouse`, `dataset`, `runs`, `tools`, `integrations`), and each command parses its arguments and calls one
-library function. `mpcbench = "mpcbench.cli:app"` is the console script.
+library function. The console script is `mpcbench.__main__:main`, which calls `main` here.
 
 A `UserError` that reaches this level, from any command, is printed as one line (no traceback
 unless `mpcbench --debug ...`) and becomes the exit status it carries. Ctrl-C, at any moment, is
