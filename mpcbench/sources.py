@@ -1,6 +1,6 @@
 """The sources an instance's constraints come from, in their one order: the order verdicts,
-failure causes and reports list them in (the SQL table `level_sources` says which level
-requires which).
+failure causes and reports list them in (`levels.Level.sources` and the SQL table
+`level_sources` say which level requires which).
 
     >>> SOURCES
     ('calendar', 'policy', 'threads', 'rooms')
@@ -8,5 +8,7 @@ requires which).
     (1, 2, 3, 4)
 """
 
+from .levels import LEVELS
+
 SOURCES = ("calendar", "policy", "threads", "rooms")
-LEVELS = (1, 2, 3, 4)   # the benchmark's levels; level 4 is the held-harder one
+__all__ = ["LEVELS", "SOURCES"]

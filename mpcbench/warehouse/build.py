@@ -30,6 +30,7 @@ from .. import __version__
 from ..dataset.rows import insert_rows, instance_rows, load_dataset, thread_rows
 from ..dataset.store import atomic_database, write_build_info, write_build_stats
 from ..dataset.version import DATASET_VERSION
+from ..levels import level_spec
 from ..sources import LEVELS, SOURCES
 from ..world.candidates import Candidate, draft_candidate, plan_threads, room_need_finder, write_threads
 from ..world import privacy
@@ -115,7 +116,7 @@ def _sample_round(con: duckdb.DuckDBPyConnection, config: WorldConfig, world: di
     `_clear_instances`."""
     drafts = [draft_candidate(config, world, k) for k in ks]
     insert_rows(con, instance_rows([d.instance for d in drafts]))
-    if config.level == 1:
+    if not level_spec(config.level).threads:
         candidates = drafts
     else:
         targets = _first_starts_without_threads_and_rooms(con)
@@ -130,7 +131,7 @@ def _sample_round(con: duckdb.DuckDBPyConnection, config: WorldConfig, world: di
         insert_rows(con, instance_rows([p.instance for p in plans]))
         candidates = [Candidate(p.k, p.instance, p.project, [], p.targets, p) for p in plans]
     verdicts = {d.instance["instance_id"]: "too_few_feasible" for d in drafts}
-    verdicts.update(judge_candidates(con, threads_added=config.level > 1))
+    verdicts.update(judge_candidates(con, threads_added=level_spec(config.level).threads))
     by_id = {c.instance["instance_id"]: c for c in candidates}
     return [by_id.get(d.instance["instance_id"], d) for d in drafts], verdicts
 
@@ -171,9 +172,10 @@ def select_instances(config: WorldConfig, world: dict, wanted: int, room_needs,
 
 def build_level(config: WorldConfig, wanted: int, progress: Progress | None = None) -> LevelResult:
     world = generate_world(config)
-    room_needs = room_need_finder(world) if config.level >= 3 else None  # one cache for every round
+    spec = level_spec(config.level)
+    room_needs = room_need_finder(world) if spec.rooms else None  # one cache for every round
     kept, stats = select_instances(config, world, wanted, room_needs, progress)
-    if config.level >= 2:
+    if spec.threads:
         kept = [write_threads(config, c.planned()) for c in kept]   # judged on their tags alone (ThreadPlan)
     # sensitive items last, with generators of their own: nothing chosen above moves
     private_world, calendars = privacy.add_world_items(config, world)
@@ -186,7 +188,7 @@ def build_level(config: WorldConfig, wanted: int, progress: Progress | None = No
         items += found
     if items:
         final_world["sensitive_items"] = items
-    if config.level >= 2:
+    if spec.threads:
         final_world["projects"] = world["projects"] + [c.project for c in kept]
         final_world["threads"] = final_world["threads"] + [t for c in kept for t in c.threads]
     instances = []

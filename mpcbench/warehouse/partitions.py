@@ -25,6 +25,7 @@ from . import db
 from .build import _clear_instances, _sample_round
 from .parts import LABEL_TABLES, part_path
 from ..dataset.rows import insert_rows, instance_rows, load_dataset, sensitive_item_rows, thread_rows
+from ..levels import level_spec
 from ..world import privacy
 from ..world.candidates import room_need_finder, write_threads
 from ..world.config import WorldConfig
@@ -56,7 +57,7 @@ def level_context(config: WorldConfig, threads: int | None = None
         if len(_contexts) >= 3:
             close_contexts()
         world = generate_world(config)
-        room_needs = room_need_finder(world) if config.level >= 3 else None
+        room_needs = room_need_finder(world) if level_spec(config.level).rooms else None
         con = db.connect(None)
         if threads:
             con.execute(f"set threads = {int(threads)}")
@@ -107,7 +108,7 @@ def judge_partition(config: WorldConfig, size: int, part: int, staging: Path,
         _clear_instances(con)
         _clear_candidate_threads(con, [c.project["project_id"] for c in candidates if c.project])
         db.release(con)
-        if config.level >= 2:
+        if level_spec(config.level).threads:
             kept = [write_threads(config, c.planned()) for c in kept]   # judged on their tags alone (ThreadPlan)
         items: list[dict] = []
         for i, candidate in enumerate(kept):   # their sensitive items, as build_level gives them

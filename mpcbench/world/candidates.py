@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import prose
+from ..levels import level_spec
 from ..timestamps import timestamp_text
 from .config import WorldConfig
 from .generate import NOISE_PROJECT_BASE, ThreadWriter, between, clock_at, constraint_tag_message, horizon, random_range, seeded_rng
@@ -59,8 +60,8 @@ def _window(config: WorldConfig, rng: random.Random) -> tuple[list[dt.date], dt.
     return window, now
 
 
-def _participant_list(people: list[dict], level: int) -> str:
-    if level >= 3:
+def _participant_list(people: list[dict], by_name: bool) -> str:
+    if by_name:
         return ", ".join(p["name"] for p in people)
     return ", ".join(f"{p['name']} ({p['person_id']})" for p in people)
 
@@ -102,7 +103,7 @@ PARTICIPANT_OOO_SHARE = 0.8
 DEADLINE_SHARE = 0.5
 
 
-def _thread_constraints(rng: random.Random, level: int, window: list[dt.date],
+def _thread_constraints(rng: random.Random, by_name: bool, window: list[dt.date],
                         participants: list[dict], bystanders: list[dict],
                         targets: list[dt.datetime], n: int, duration: int) -> list[tuple[str, dict, str]]:
     """Deadline, ban and ooo tags, aimed at the target starts (the first feasible starts
@@ -134,7 +135,7 @@ def _thread_constraints(rng: random.Random, level: int, window: list[dt.date],
     if rng.random() < 0.5:
         absent.append((prose.pick(rng, bystanders), *random_range(rng, prose.pick(rng, weekdays[:3]))))
     for person, start, end in absent:
-        who = {"person_name": person["name"]} if level >= 3 else {"person_id": person["person_id"]}
+        who = {"person_name": person["name"]} if by_name else {"person_id": person["person_id"]}
         found.append(("ooo", {**who, "start": timestamp_text(start), "end": timestamp_text(end)}, person["name"]))
     if rng.random() < DEADLINE_SHARE:
         end_by = max(targets) + dt.timedelta(minutes=duration + 15 * rng.randint(0, 8))
@@ -256,8 +257,8 @@ def _level3_requirement_tags(config: WorldConfig, rng: random.Random, world: dic
         kind = prose.pick(rng, ("participants", "duration", "count", "policy"))
         stale = {
             "participants": lambda: {"people": [p["name"] for p in participants[:-1]]
-                                     + [prose.pick(rng, world["people"] if config.level < 4 else
-                                                   [p for p in world["people"] if p not in participants])["name"]]},
+                                     + [prose.pick(rng, [p for p in world["people"] if p not in participants]
+                                                   if level_spec(config.level).owner_decides else world["people"])["name"]]},
             "duration": lambda: {"minutes": prose.pick(rng, [d for d in config.instance["durations"] if d != duration])},
             "count": lambda: {"n": n + rng.choice((-1, 1, 2))},
             "policy": lambda: {"policy_id": prose.pick(rng, [p["policy_id"] for p in world["policies"] if p["policy_id"] != policy_id])},
@@ -289,7 +290,7 @@ def _decoy_revisions(config: WorldConfig, rng: random.Random, world: dict, other
 def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
     """Who, how long, how many, which policy and window: everything but the threads."""
     rng = seeded_rng(config, "candidate", k)
-    level = config.level
+    level, spec = config.level, level_spec(config.level)
     window, now = _window(config, rng)
     participants = rng.sample(world["people"], between(rng, config.instance["participants"]))
     duration = prose.pick(rng, config.instance["durations"])
@@ -300,7 +301,7 @@ def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
         "duration_min": duration, "n": n, "policy_id": policy_id,
         "tie_break": None, "room": None,
     }
-    if level >= 3:
+    if spec.rooms:
         share = config.requirements.get("capacity_tie_break_share", 0)
         requirements["tie_break"] = "capacity" if rng.random() < share else "room_id"
     instance = {
@@ -314,14 +315,14 @@ def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
         "project_id": None,
         "requirements": requirements,
     }
-    if level < 3:
+    if not spec.request_in_threads:
         instance["given"] = {key: requirements[key] for key in ("participants", "duration_min", "n", "policy_id")}
     first, last = prose.human_day(window[0]), prose.human_day(window[-1])
     sent = f"[Sent {prose.human_day(now.date())} {prose.human_time(now)}] "
     words = wording_for(config)
-    if level == 1:
+    if not spec.threads:
         instance["prompt"] = sent + words.pick(rng, "prompt_l1").format(
-            n=n, duration=duration, people=_participant_list(participants, 1), first=first,
+            n=n, duration=duration, people=_participant_list(participants, spec.people_by_name), first=first,
             last=last, policy_id=policy_id)
         return Candidate(k, instance, None, [])
     if k >= NOISE_PROJECT_BASE:
@@ -330,7 +331,7 @@ def draft_candidate(config: WorldConfig, world: dict, k: int) -> Candidate:
     project_name = words.project_name(rng)
     instance["project_id"] = project_id
     instance["prompt"] = sent + words.pick(rng, f"prompt_l{level}").format(
-        n=n, duration=duration, people=_participant_list(participants, level), first=first,
+        n=n, duration=duration, people=_participant_list(participants, spec.people_by_name), first=first,
         last=last, policy_id=policy_id, project=f"{project_name} ({project_id})", zone=config.timezone)
     return Candidate(k, instance, {"project_id": project_id, "name": project_name}, [])
 
@@ -368,7 +369,7 @@ def plan_threads(config: WorldConfig, world: dict, draft: Candidate, targets: li
         raise ValueError(f"candidate {draft.k} has no project: a level-1 candidate has no threads")
     project = draft.project
     rng = seeded_rng(config, "threads", draft.k)
-    level = config.level
+    level, spec = config.level, level_spec(config.level)
     instance = {**draft.instance, "requirements": dict(draft.instance["requirements"])}
     requirements = instance["requirements"]
     by_id = {p["person_id"]: p for p in world["people"]}
@@ -381,13 +382,13 @@ def plan_threads(config: WorldConfig, world: dict, draft: Candidate, targets: li
     others = [p for p in world["people"] if p not in participants]
     authors = participants + rng.sample(others, 2)
     clock = now - dt.timedelta(days=rng.randint(4, 9), minutes=rng.randint(0, 600))
-    constraints = _thread_constraints(rng, level, window, participants, others, targets, n, duration)
-    tagged = level < 4
+    constraints = _thread_constraints(rng, spec.people_by_name, window, participants, others, targets, n, duration)
+    tagged = spec.tagged
     words = wording_for(config)
     messages: list[tuple[str, str, dict, dict | None]] = [
         (constraint_tag_message(rng, kind, params, words, name, tagged), kind, params, None)
         for kind, params, name in constraints]
-    if level >= 3:
+    if spec.rooms:
         if room_needs is None:
             raise ValueError(f"a level-{level} candidate needs room_needs (room_need_finder)")
         # the rooms aim at a start the threads leave alone, so that both matter
@@ -400,7 +401,7 @@ def plan_threads(config: WorldConfig, world: dict, draft: Candidate, targets: li
             "building": room.get("building")}
         said = _level3_requirement_tags(config, rng, world, participants, duration, n,
                                         requirements["policy_id"], requirements["tie_break"], room)
-        owner = prose.pick(rng, participants) if level == 4 else None
+        owner = prose.pick(rng, participants) if spec.owner_decides else None
         said_first: list[tuple[str, str, dict, dict | None]] = [
             (_requirement_message(rng, kind, params, False, words, tagged), kind, params, owner)
             for kind, params, revised in said if not revised]
@@ -434,7 +435,7 @@ def write_threads(config: WorldConfig, plan: ThreadPlan) -> Candidate:
     chatter_range = config.noise["chatter_per_thread"]
     first_said: dict[str, dict] = {}   # a requirement said again (a revision) follows it in its thread
     for index, (text, kind, params, author) in enumerate(plan.messages):
-        if config.level >= 3:
+        if level_spec(config.level).request_in_threads:
             thread = first_said.get(kind) or threads[index % thread_count]
             if kind in prose.REQUIREMENT_TEXT:
                 first_said.setdefault(kind, thread)

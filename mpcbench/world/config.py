@@ -7,7 +7,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..sources import LEVELS
+from ..levels import LEVELS, level_spec
 from .policies import check_distribution
 
 
@@ -106,9 +106,9 @@ def load_world_config(path: Path) -> WorldConfig:
     if config.level not in LEVELS:
         raise ConfigError(f"{path}: world.level must be 1, 2, 3 or 4")
     _check_privacy(path, config.privacy)
-    if config.level >= 3 and not config.rooms:
+    if level_spec(config.level).rooms and not config.rooms:
         raise ConfigError(f"{path}: a level-{config.level} world needs a [rooms] table")
-    if config.level == 4:
+    if level_spec(config.level).zones_and_series:
         for table, keys in LEVEL4_TABLES.items():
             missing = [k for k in keys if k not in getattr(config, table)]
             if missing:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import level4, prose
+from ..levels import level_spec
 from ..timestamps import timestamp_text
 from .config import WorldConfig
 from .ids import id_key, opaque_id
@@ -50,7 +51,7 @@ def horizon(config: WorldConfig) -> list[dt.date]:
 
 def _people(config: WorldConfig, rng: random.Random) -> list[dict]:
     words = wording_for(config)
-    first_pool = "shared_first_names" if config.level >= 3 else "first_names"
+    first_pool = "shared_first_names" if level_spec(config.level).people_by_name else "first_names"
     keys: list[str] = []     # the public names at the same draws: a name is drawn again as there
     names: list[str] = []
     while len(names) < config.people:
@@ -124,7 +125,7 @@ def _policy_docs(config: WorldConfig, rng: random.Random, policies: list[dict]) 
         for pol in covered:
             parts.append(f"## Policy {pol['policy_id']}: {pol['name']}")
             parts.append(words.fixed("handbook_section").format(policy_id=pol["policy_id"]))
-            paragraphs = [rule_paragraph(rng, pol["policy_id"], rule, words, config.level < 4) for rule in pol["rules"]]
+            paragraphs = [rule_paragraph(rng, pol["policy_id"], rule, words, level_spec(config.level).tagged) for rule in pol["rules"]]
             paragraphs += words.sample(rng, "handbook_filler", between(rng, filler_range))
             rng.shuffle(paragraphs)
             parts.extend(paragraphs)
@@ -297,7 +298,7 @@ def _noise_projects(config: WorldConfig, rng: random.Random, people: list[dict])
             writer.chatter(thread, config.noise["chatter_per_thread"])
             start, end = random_range(rng, prose.pick(rng, days))
             ban = {"start": timestamp_text(start), "end": timestamp_text(end)}
-            writer.say(thread, constraint_tag_message(rng, "ban", ban, words, tagged=config.level < 4), [("ban", ban)])
+            writer.say(thread, constraint_tag_message(rng, "ban", ban, words, tagged=level_spec(config.level).tagged), [("ban", ban)])
             writer.chatter(thread, (2, 2))
     return projects, threads
 
@@ -315,12 +316,14 @@ def generate_world(config: WorldConfig) -> dict:
         "events": _events(config, rng, people, working_week(policies)),
         "policies": policies,
     }
-    if config.level >= 2:
+    spec = level_spec(config.level)
+    if spec.policy_docs:
         world["policy_docs"] = _policy_docs(config, rng, world["policies"])
+    if spec.threads:
         world["projects"], world["threads"] = _noise_projects(config, rng, people)
-    if config.level >= 3:
+    if spec.rooms:
         world["rooms"], world["room_bookings"] = _rooms(config, rng)
-    if config.level == 4:
+    if spec.zones_and_series:
         hours = level4.person_hours(config, people)
         for person in people:
             person.update(hours[person["person_id"]])
