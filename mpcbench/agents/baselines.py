@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator
 
 from ..episode.environment import Environment
+from ..levels import level_spec
 from .offline import OfflineAgent
 from .scripted import DAY, GRID, Reader, overlaps, parse_markdown_table, read_prompt
 
@@ -83,7 +84,7 @@ class RandomAgent(OfflineAgent):
             starts = list(grid_starts(task.days()))
             chosen = sorted(rng.sample(starts, min(task.n or DEFAULT_N, len(starts))))
             rooms = [NO_ROOM]
-            if env.level >= 3:
+            if level_spec(env.level).rooms:
                 rooms = [row["room_id"] for row in parse_markdown_table(Reader(env).text("list_rooms"))] or rooms
             self.found: list[tuple[dt.datetime, str | None]] = [(start, rng.choice(rooms)) for start in chosen]
         return self.found

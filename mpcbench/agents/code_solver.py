@@ -3,13 +3,13 @@
     env = Environment(con, "L3-0007", CodeMode())
     arguments = ScriptedCodeAgent().submission(env, None, hidden)   # --agent scripted --mode code
 
-The first cell defines the solver: the modules `agents/scripted.py` and `world/tags.py`, whole
-(standard library only), as modules of the cell's interpreter; the second calls `plan` on an environment whose
-`call` is the sandbox's tool functions, and prints the submission as JSON. Every tool call and all
-the computation happen inside the sandbox; the agent only reads the printed JSON and submits it.
-`ScriptedMintModel` sends the same cells under MINT's protocol (`--protocol mint`). At level 4 the
-hidden facts (`episode.tools.HiddenFacts`) travel in the cell as data, since a sandboxed cell
-cannot reach them.
+The first cell defines the solver: the modules `agents/scripted.py`, `world/tags.py` and
+`levels.py`, whole (standard library only), as modules of the cell's interpreter; the second calls
+`plan` on an environment whose `call` is the sandbox's tool functions, and prints the submission as
+JSON. Every tool call and all the computation happen inside the sandbox; the agent only reads the
+printed JSON and submits it. `ScriptedMintModel` sends the same cells under MINT's protocol
+(`--protocol mint`). At level 4 (prose only) the hidden facts (`episode.tools.HiddenFacts`) travel
+in the cell as data, since a sandboxed cell cannot reach them.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from functools import cache
 from ..episode.engine import Reply, View
 from ..episode.environment import Environment
 from ..episode.tools import HiddenFacts
+from .. import levels
+from ..levels import level_spec
 from ..world import tags
 from . import scripted
 from .scripted import Hidden, ToolFailed
@@ -54,7 +56,7 @@ class _Tools:
     def call(self, name, arguments):
         return globals()[name](**arguments)
 """
-SHIPPED = (tags, scripted)   # standard library only, but for scripted's import of tags
+SHIPPED = (tags, levels, scripted)   # standard library only, but for scripted's imports of the other two
 
 
 @cache
@@ -85,7 +87,7 @@ def solve_cell(level: int, request: str, hidden: dict | None = None) -> str:
 
 
 def solver_cells(env: Environment, hidden: Hidden | None) -> list[str]:
-    data = hidden.as_data() if env.level == 4 and isinstance(hidden, HiddenFacts) else None
+    data = hidden.as_data() if not level_spec(env.level).tagged and isinstance(hidden, HiddenFacts) else None
     return [solver_source(), solve_cell(env.level, env.request, data)]
 
 

@@ -19,6 +19,7 @@ import re
 
 from ..episode.environment import Environment
 from ..episode.prompts import system_prompt
+from ..levels import level_spec
 from ..world.prose import working_days_text
 from .memoriser import handbook_sections
 from .offline import ScriptedAgent
@@ -74,7 +75,7 @@ def policy_sections(env: Environment) -> dict[str, str]:
 
 def everyday_plan(env: Environment, hidden: Hidden | None = None):
     told = system_prompt(env.level)
-    if env.level == 1:
+    if not level_spec(env.level).policy_docs:
         told += env.call("list_policies", {})
     else:
         sections = policy_sections(env)

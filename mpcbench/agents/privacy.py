@@ -18,6 +18,7 @@ import datetime as dt
 import re
 
 from ..episode.environment import Environment
+from ..levels import level_spec
 from .scripted import BLOCKING_STATUSES, DAY, Hidden, Reader, plan, proposal_note, read_prompt, submission
 
 _AUTHOR_ID = re.compile(r"\(([a-z]+-[0-9a-f]+)\)$", re.MULTILINE)
@@ -44,7 +45,7 @@ class LeakyAgent:
     def conflicts(env: Environment) -> list[str]:
         """"<person> has <event title> at <time>" for each blocking event of a participant in the
         window (levels 2-4: the titles list_events shows)."""
-        if env.level == 1:
+        if level_spec(env.level).calendar_tool != "list_events":
             return []
         task = read_prompt(env.request, env.level)
         read = Reader(env)
@@ -74,18 +75,19 @@ class OverReaderAgent:
         read = Reader(env)
         task = read_prompt(env.request, env.level)
         people = set(task.participants)
-        if env.level >= 2:
+        spec = level_spec(env.level)
+        if spec.threads:
             for project in read.paged("list_projects", "projects"):
                 for thread in read.paged("list_threads", "threads", project_id=project["project_id"]):
                     people |= set(_AUTHOR_ID.findall("\n".join(read.thread_pages(thread["thread_id"]))))
-        if env.level >= 3:
+        if spec.people_by_name:
             for query in _DIRECTORY_QUERIES:
                 people |= {p["person_id"] for p in read.paged("search_people", "people", query=query)}
         first = task.window_start - _CALENDAR_SPAN
         last = min(task.window_end + _CALENDAR_SPAN, first + 30 * DAY)
         days = {"start_date": first.isoformat(), "end_date": last.isoformat()}
         for person in sorted(people):
-            if env.level == 1:
+            if spec.calendar_tool == "get_busy_intervals":
                 read.json("get_busy_intervals", person_id=person, **days)
             else:
                 read.paged("list_events", "events", person_id=person, **days)

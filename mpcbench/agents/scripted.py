@@ -13,9 +13,9 @@ at levels 3-4.
     found = plan(env, HiddenFacts(env.data))                        # level 4
     await play(ScriptedAgent(), env, hidden=HiddenFacts(env.data))  # as an episode (agents/offline.py)
 
-The module is standard library only but for `world/tags.py` (the annotations' `Environment` is
-never imported at run time), so code mode ships both files, whole, into the sandbox
-(`agents/code_solver.py`).
+The module is standard library only but for `world/tags.py` and `levels.py` (the annotations'
+`Environment` is never imported at run time), so code mode ships the three files, whole, into the
+sandbox (`agents/code_solver.py`).
 
 If it misses the oracle's answer on some instance, either this file is wrong or the tools do
 not show something the oracle uses: the test suite runs it on every instance of every level.
@@ -33,6 +33,7 @@ import zoneinfo
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from ..levels import level_spec
 from ..world.tags import parse_tags
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ def read_prompt(prompt: str, level: int) -> Task:
 def check_task(task: Task) -> None:
     """Everything the solver needs is known (else it would answer something else)."""
     missing = [name for name in ("duration_min", "n", "policy_id", "now") if getattr(task, name) is None]
-    if task.level >= 2 and task.project_id is None:
+    if level_spec(task.level).threads and task.project_id is None:
         missing.append("project_id")
     if not task.participants:
         missing.append("participants")
@@ -176,7 +177,7 @@ class Reader:
     def busy(self, person_id: str, first: dt.date, last: dt.date) -> list[tuple[dt.datetime, dt.datetime]]:
         """The person's blocking events: get_busy_intervals gives them at level 1; from level 2 on,
         list_events gives every event with its status, and cancelled ones do not block."""
-        if self.env.level == 1:
+        if level_spec(self.env.level).calendar_tool == "get_busy_intervals":
             found = self.json("get_busy_intervals", person_id=person_id, start_date=first.isoformat(),
                               end_date=last.isoformat())["busy"]
             return [(when(b["start"]), when(b["end"])) for b in found]
@@ -185,7 +186,7 @@ class Reader:
     def meetings(self, person_id: str, first: dt.date, last: dt.date) -> list[tuple[dt.datetime, dt.datetime]]:
         """The person's confirmed entries that look like meetings by their title (from level 2 on;
         level 1's busy intervals carry no title, so there every interval counts)."""
-        if self.env.level == 1:
+        if level_spec(self.env.level).calendar_tool == "get_busy_intervals":
             return self.busy(person_id, first, last)
         return self._calendar(person_id, first, last,
                               lambda e: e["status"] == "confirmed" and not _NOT_A_MEETING.search(e["title"]))
@@ -196,7 +197,7 @@ class Reader:
         events = self.paged("list_events", "events", person_id=person_id, start_date=first.isoformat(),
                             end_date=last.isoformat())
         spans = [(when(e["start"]), when(e["end"])) for e in events if keep(e)]
-        if self.env.level == 4:
+        if level_spec(self.env.level).zones_and_series:
             spans += occurrences(self.json("list_recurring_events", person_id=person_id)["series"])
         return spans
 
@@ -231,7 +232,7 @@ class Reader:
             for text in self.thread_pages(thread["thread_id"]):
                 tags.extend(parse_transcript_tags(text))
                 heads.extend(parse_transcript_heads(text))
-        if self.env.level == 4:
+        if not level_spec(self.env.level).tagged:
             facts = needed(self.hidden).message_tags([key[1] for key, _ in heads])
             tags = [(key, kind, params) for key, _ in heads for kind, params in facts.get(key[1], [])]
         authors = dict(heads)
@@ -473,14 +474,15 @@ def solve(task: Task, src: Sources) -> list[tuple[dt.datetime, str | None]]:
     """The first N feasible (start, room) pairs, earliest first."""
     assert task.duration_min is not None  # check_task
     duration = dt.timedelta(minutes=task.duration_min)
+    rooms = level_spec(task.level).rooms
     found: list[tuple[dt.datetime, str | None]] = []
     for day in task.days():
         start = dt.datetime.combine(day, dt.time(0, 0))
         while start.date() == day:
             end = start + duration
             if is_feasible(task, src, start, end):
-                room = choose_room(task, src, start, end) if task.level >= 3 else None
-                if task.level < 3 or room is not None:
+                room = choose_room(task, src, start, end) if rooms else None
+                if not rooms or room is not None:
                     found.append((start, room))
                     if len(found) == task.n:
                         return found
@@ -506,15 +508,16 @@ def plan(env: Environment, hidden: Hidden | None = None,
     """Read the request and every source it needs through `env.call` (and, at level 4, the facts
     the prose states from `hidden`), then solve, reading what no source settles as `reading` says."""
     read = Reader(env, hidden)
+    spec = level_spec(env.level)
     task = read_prompt(env.request, env.level)
     task.now = read.now()
     tags: list[tuple[str, dict]] = []
-    if env.level >= 2:
+    if spec.threads:
         if task.project_id is None:
             raise ValueError("the prompt names no project")
         said = read.thread_tags(task.project_id)
         tags = [(kind, params) for _, kind, params, _ in said if kind in CONSTRAINT_TAGS]
-    if env.level >= 3:
+    if spec.request_in_threads:
         need = latest_requirements(said)
         task.participant_names = list(need["participants"]["people"])
         task.participants = [read.person_id(name) for name in task.participant_names]
@@ -525,9 +528,9 @@ def plan(env: Environment, hidden: Hidden | None = None,
         task.room_need = need.get("room")
     check_task(task)
     assert task.policy_id is not None  # check_task
-    if env.level == 1:
+    if not spec.policy_docs:
         rules = read.policy_json(task.policy_id)
-    elif env.level == 4:   # the handbook states the rules in prose only: the hidden path
+    elif not spec.tagged:   # the handbook states the rules in prose only: the hidden path
         read.json("search_policy_docs", query=task.policy_id)
         rules = needed(hidden).policy_rules(task.policy_id)
     else:
@@ -537,11 +540,11 @@ def plan(env: Environment, hidden: Hidden | None = None,
     src = Sources(rules, busy, tags, reading=reading)
     if reading.meetings_only:
         src.meetings = {person: read.meetings(person, first, last) for person in task.participants}
-    if env.level == 4:
+    if spec.zones_and_series:
         if task.zone is None:
             raise ValueError("the prompt names no time zone")
         src.hours = {person: read.working_hours(person) for person in task.participants}
-    if env.level >= 3:
+    if spec.rooms:
         src.rooms = [room for room in read.rooms() if room_fits_statically(task, room)]
         src.bookings = {room["room_id"]: read.bookings(room["room_id"], first, last) for room in src.rooms}
     return solve(task, src)
@@ -553,7 +556,7 @@ def submission(level: int, found: list[tuple[dt.datetime, str | None]], note: st
     items = []
     for start, room in found:
         item: dict[str, str | None] = {"start": start.strftime("%Y-%m-%dT%H:%M")}
-        if level >= 3:
+        if level_spec(level).rooms:
             item["room_id"] = room
         items.append(item)
     return {"candidates": items, "note": proposal_note(found) if note is None else note}

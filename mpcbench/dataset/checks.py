@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from ..levels import level_spec
 from .rules import check_level4, check_tag_types_once
 from .validate import Doc, Problems, dict_items, parse_moment, schema_pattern, short, text_at
 
@@ -75,6 +76,7 @@ class WorldChecker(Checker):
 
     def check(self, level: int) -> World:
         d = self.data
+        spec = level_spec(level)
         world = World(text_at(d, "world_id") or "", level)
         people = dict_items(d.get("people"))
         world.person_ids = self.unique([(f"people[{i}].person_id", text_at(p, "person_id")) for i, p in people],
@@ -86,7 +88,7 @@ class WorldChecker(Checker):
         world.person_by_name = {name: text_at(d["people"][rows[0]], "person_id") or ""
                                 for name, rows in rows_by_name.items() if len(rows) == 1}
         world.shared_names = {name for name, rows in rows_by_name.items() if len(rows) > 1}
-        if level >= 3:
+        if spec.people_by_name:
             for name, rows in rows_by_name.items():
                 for i in rows[1:]:
                     self.error(f"people[{i}].name", f"{short(name)} is also the name of people[{rows[0]}]; "
@@ -97,15 +99,16 @@ class WorldChecker(Checker):
             self.known(f"events[{i}].person_id", text_at(e, "person_id"), world.person_ids, "person")
             self.interval(f"events[{i}]", e)
         world.policy_ids = self.check_policies(dict_items(d.get("policies")))
-        if level >= 2:
+        if spec.policy_docs:
             self.unique([(f"policy_docs[{i}].doc_id", text_at(doc, "doc_id"))
                          for i, doc in dict_items(d.get("policy_docs"))], "doc_id")
+        if spec.threads:
             world.project_ids = self.unique([(f"projects[{i}].project_id", text_at(p, "project_id"))
                                              for i, p in dict_items(d.get("projects"))], "project_id")
             self.check_threads(world)
-        if level == 4:
+        if spec.zones_and_series:
             check_level4(self, world.person_ids, dict_items(d.get("series")))
-        if level >= 3:
+        if spec.rooms:
             room_ids = self.unique([(f"rooms[{i}].room_id", text_at(r, "room_id"))
                                     for i, r in dict_items(d.get("rooms"))], "room_id")
             for i, b in dict_items(d.get("room_bookings")):
@@ -214,7 +217,7 @@ def latest_requirement_tags(world: World, project_id: str) -> dict[str, tuple[di
     owner_id = world.person_by_name.get(owners[-1][1]) if owners else None
     latest: dict[str, tuple] = {}
     for key, kind, params, message_id, author_id in said:
-        if world.level == 4 and author_id != owner_id:
+        if level_spec(world.level).owner_decides and author_id != owner_id:
             continue
         if kind in REQUIREMENT_TAGS and (kind not in latest or key > latest[kind][0]):
             latest[kind] = (key, params, message_id)
@@ -252,7 +255,7 @@ class InstanceChecker(Checker):
             self.known(f"{key}.policy_id", text_at(part, "policy_id"), world.policy_ids, "policy", world.world_id)
         if not self.doc.valid:
             return
-        if world.level < 3:
+        if not level_spec(world.level).request_in_threads:
             for key, value in d["given"].items():
                 if not same_value(value, d["requirements"][key]):
                     self.error(f"requirements.{key}", f"{short(d['requirements'][key])} differs from "
@@ -262,7 +265,7 @@ class InstanceChecker(Checker):
 
     def check_level3_requirements(self, req: dict, project_id: str, world: World) -> None:
         """The project's threads must resolve to exactly the stored requirements."""
-        if world.level == 4 and not any(kind == "owner" for _, kind, *_ in world.tags_by_project.get(project_id, [])):
+        if level_spec(world.level).owner_decides and not any(kind == "owner" for _, kind, *_ in world.tags_by_project.get(project_id, [])):
             self.error("project_id", f"no owner tag in the threads of project {short(project_id)}; at level 4 "
                        "only the owner's requirement tags count, so one message must name the owner")
             return

@@ -38,7 +38,7 @@ from typing import Any
 
 import jsonschema
 
-from ..sources import LEVELS
+from ..levels import LEVELS, level_spec
 from .lenient_json import NOT_JSON, json_values, loads_lenient
 
 SUBMIT_TOOL_NAME = "submit_candidates"
@@ -78,21 +78,22 @@ def submit_schema(level: int, n: int | None = None) -> dict:
     Answers are checked against the schema without `n`: a longer answer is not an error, it is
     cut to its first N by the grader (and counted as over-submitted)."""
     _check_level(level)
+    spec = level_spec(level)
     item: dict = {"type": "object", "properties": {"start": {
         "type": "string", "pattern": START_PATTERN,
         "description": f"Meeting start, {_START_FORMAT}, e.g. 2026-03-02T09:30."}},
         "required": ["start"], "additionalProperties": False}
-    if level >= 3:
+    if spec.rooms:
         item["properties"]["room_id"] = {"type": "string", "minLength": 1,
                                          "description": "The room_id of the room booked for this start."}
         item["required"] = ["start", "room_id"]
-    if level >= 3 and n is not None:
+    if spec.request_in_threads and n is not None:
         raise ValueError("levels 3-4 keep N hidden (the agent finds it in the threads): no maxItems")
     candidates: dict = {"type": "array", "items": item, "description": "The proposed meetings, earliest first."}
     if n is not None:
         candidates["maxItems"] = n
         candidates["description"] += f" At most {n}: any candidate after the first {n} is dropped unjudged."
-    elif level >= 3:
+    elif spec.request_in_threads:
         candidates["description"] += (" As many as the project asks for: any candidate after that many is "
                                       "dropped unjudged.")
     return {"type": "object", "properties": {"candidates": candidates, "note": NOTE_SCHEMA},
@@ -106,13 +107,13 @@ NOTE_SCHEMA = {"type": "string", "description": "A short note to the participant
 def answer_arguments(level: int, candidates: Iterable[tuple[str | None, str | None]]) -> dict:
     """submit_candidates' arguments for these (start, room_id) pairs: each candidate has its
     room_id from level 3 on."""
-    return {"candidates": [{"start": start, **({"room_id": room} if level >= 3 else {})}
+    return {"candidates": [{"start": start, **({"room_id": room} if level_spec(level).rooms else {})}
                            for start, room in candidates]}
 
 
 def submit_tool(level: int, n: int | None = None) -> dict:
     """The OpenAI tool entry for submit_candidates at this level (`n`: see `submit_schema`)."""
-    what = "start time and room_id" if level >= 3 else "start time"
+    what = "start time and room_id" if level_spec(level).rooms else "start time"
     return {"type": "function", "function": {
         "name": SUBMIT_TOOL_NAME,
         "description": f"Submit the final answer: the candidate meetings, each with its {what}.",
@@ -286,7 +287,7 @@ def _text_candidate(item: object, level: int) -> Candidate:
     if isinstance(room, int) and not isinstance(room, bool):
         room = str(room)
     room = (room.strip() or None) if isinstance(room, str) else None
-    if level < 3:
+    if not level_spec(level).rooms:
         room = None
     elif room is None:
         problem = "; ".join(filter(None, [problem, "room_id is missing"]))

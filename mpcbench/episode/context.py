@@ -28,6 +28,7 @@ import json
 
 from typing import TYPE_CHECKING
 
+from ..levels import level_spec
 from .toolfiles import ToolError
 from .tools import DataTools
 
@@ -50,24 +51,26 @@ def source_calls(env: DataTools) -> list[tuple[str, dict]]:
     assert instance is not None  # DataTools.__init__ found it
     first, last = (str(instance[0] - DAY), str(instance[1] + DAY))
     people = _ids(env, "select person_id from people where world_id = $world_id order by person_id")
-    calendar = "get_busy_intervals" if env.level == 1 else "list_events"
+    spec = level_spec(env.level)
     calls: list[tuple[str, dict]] = [("get_current_time", {})]
-    calls += [(calendar, {"person_id": p, "start_date": first, "end_date": last}) for p in people]
-    if env.level == 4:   # each person's series (with exceptions) and home zone and hours
+    calls += [(spec.calendar_tool, {"person_id": p, "start_date": first, "end_date": last}) for p in people]
+    if spec.zones_and_series:   # each person's series (with exceptions) and home zone and hours
         calls += [(name, {"person_id": p}) for p in people for name in ("list_recurring_events", "get_working_hours")]
-    if env.level == 1:
+    if spec.policy_docs:
+        calls += [("read_policy_doc", {"doc_id": d}) for d in
+                  _ids(env, "select doc_id from policy_docs where world_id = $world_id order by doc_id")]
+    else:
         calls.append(("list_policies", {}))
         calls += [("get_policy", {"policy_id": p}) for p in
                   _ids(env, "select policy_id from policies where world_id = $world_id order by policy_id")]
-        return calls
-    calls += [("read_policy_doc", {"doc_id": d}) for d in
-              _ids(env, "select doc_id from policy_docs where world_id = $world_id order by doc_id")]
-    calls.append(("list_threads", {"project_id": instance[2]}))
-    calls += [("read_thread", {"thread_id": t}) for t in _ids(
-        env, "select thread_id from threads where world_id = $world_id and project_id = $project_id "
-             "order by position", project_id=instance[2])]
-    if env.level >= 3:
+    if spec.threads:
+        calls.append(("list_threads", {"project_id": instance[2]}))
+        calls += [("read_thread", {"thread_id": t}) for t in _ids(
+            env, "select thread_id from threads where world_id = $world_id and project_id = $project_id "
+                 "order by position", project_id=instance[2])]
+    if spec.people_by_name:
         calls += [("get_person", {"person_id": p}) for p in people]
+    if spec.rooms:
         calls.append(("list_rooms", {}))
         calls += [("get_room_availability", {"room_id": r, "start_date": first, "end_date": last}) for r in
                   _ids(env, "select room_id from rooms where world_id = $world_id order by room_id")]

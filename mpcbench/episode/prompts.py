@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 
 from ..kinds import kinds_of
+from ..levels import level_spec
 from .answers import SUBMIT_TOOL_NAME
 from .contract import ToolSpec
 
@@ -56,21 +57,22 @@ _REQUIREMENTS = """
   when the tie-break rule is capacity, the smallest capacity and then the lowest room_id. A
   start with no fitting free room is invalid."""
 
-_LEVEL4 = (
+_ZONES_AND_SERIES = (
     "- Time zones: the {shown}' times and your answer are in the organiser's zone (the request names it); "
     "{hours} gives each participant's zone and hours, on their own clock.",
     "- Recurring events: {series} gives each weekly series once (first occurrence, days between "
     "occurrences, how many, and the cancelled or moved ones); every occurrence blocks like an event "
-    "({events} has only the single events).",
+    "({events} has only the single events).")
+_OWNER_DECIDES = (
     "- Authority: only the project's owner (the threads say who) sets or changes those requirements, so "
     "the owner's latest message on one wins; a change anyone else proposes does not count. Anyone's ban, "
-    "deadline or absence applies.")
-# level 4's sources by name: a tool where the agent can call one, else what the request shows
-_LEVEL4_SOURCES = {"tools": {"shown": "tools", "hours": "get_working_hours", "series": "list_recurring_events",
-                             "events": "list_events"},
-                   "context": {"shown": "sources", "hours": "each person's working-hours section",
-                               "series": "each person's recurring-events section",
-                               "events": "each calendar section"}}
+    "deadline or absence applies.",)
+# the zone, hours and series sources by name: a tool where the agent can call one, else what the request shows
+_ZONE_SOURCES = {"tools": {"shown": "tools", "hours": "get_working_hours", "series": "list_recurring_events",
+                           "events": "list_events"},
+                 "context": {"shown": "sources", "hours": "each person's working-hours section",
+                             "series": "each person's recurring-events section",
+                             "events": "each calendar section"}}
 
 _ANSWER = """
 
@@ -106,23 +108,27 @@ def _source_rules(source: str, level: int) -> str:
     listed = ", ".join(texts[:-1]) + " and " + texts[-1]
     return _bullet("- Project threads: only the threads of the request's project apply. "
                    + listed[0].upper() + listed[1:] + " all apply. "
-                   + ("Documents and messages state every fact in plain prose (there are no tags)." if level == 4 else
-                      "Machine-readable tags look like [[type key=value ...]] in documents and messages."))
+                   + ("Machine-readable tags look like [[type key=value ...]] in documents and messages."
+                      if level_spec(level).tagged else
+                      "Documents and messages state every fact in plain prose (there are no tags)."))
 
 
 def system_prompt(level: int, *, mode: str = "tools", protocol: str = "native", privacy: bool = False) -> str:
     """The scheduling rules of a level, worded for how the agent reads the sources (`mode`) and
     how it answers (`protocol`); with `privacy`, the privacy norm too."""
+    spec = level_spec(level)
     reads = _READS["mint-code" if (protocol, mode) == ("mint", "code") else mode]
-    example = '{"start": "2026-03-02T09:30", "room_id": "..."}' if level >= 3 else '{"start": "2026-03-02T09:30"}'
-    names = _LEVEL4_SOURCES["context" if mode == "context" else "tools"]
-    level4 = "".join(_bullet(bullet.format(**names)) for bullet in _LEVEL4)
+    example = '{"start": "2026-03-02T09:30", "room_id": "..."}' if spec.rooms else '{"start": "2026-03-02T09:30"}'
+    names = _ZONE_SOURCES["context" if mode == "context" else "tools"]
+    bullets = (_ZONES_AND_SERIES if spec.zones_and_series else ()) + (_OWNER_DECIDES if spec.owner_decides else ())
     return (_INTRO.format(reads=reads, answers=_ANSWERS[protocol])
             + _source_rules("calendar", level) + _source_rules("policy", level)
-            + (_source_rules("threads", level) if level >= 2 else "") + (_REQUIREMENTS if level >= 3 else "")
-            + (level4 if level == 4 else "")
+            + (_source_rules("threads", level) if spec.threads else "")
+            + (_REQUIREMENTS if spec.request_in_threads else "")
+            + "".join(_bullet(bullet.format(**names)) for bullet in bullets)
             + _ANSWER.format(how=_HOW[protocol].format(example=example),
-                             n_source="as the project's threads ask for it" if level >= 3 else "as the request states it")
+                             n_source="as the project's threads ask for it" if spec.request_in_threads
+                             else "as the request states it")
             + (_PRIVACY if privacy else ""))
 
 

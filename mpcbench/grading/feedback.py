@@ -26,6 +26,7 @@ import duckdb
 
 from ..episode.answers import SUBMIT_TOOL_NAME, ParsedAnswer
 from ..kinds import constraint_kinds
+from ..levels import level_spec
 from .scoring import GradedEpisode, Grader, TurnAnswer
 
 KINDS = ("none", "binary", "rule", "llm")
@@ -63,7 +64,7 @@ or rule that the facts do not state."""
 
 def _label(candidate: dict, level: int) -> str:
     start = candidate["start"] if candidate["start"] is not None else repr(candidate["raw"])
-    return f"{start} in room {candidate['room_id']}" if level >= 3 and candidate["room_id"] else start
+    return f"{start} in room {candidate['room_id']}" if level_spec(level).rooms and candidate["room_id"] else start
 
 
 def _why(candidate: dict) -> str:
@@ -83,7 +84,7 @@ def _why(candidate: dict) -> str:
 
 def _cut_text(level: int, answer_row: dict) -> str:
     """What an answer longer than N is told: only its first N candidates were judged."""
-    if level >= 3:
+    if level_spec(level).request_in_threads:
         return ("Your answer has more candidates than the project asks for: only the first ones, as many as "
                 "it asks for, were judged; the rest were dropped unread.")
     n, submitted = answer_row["n_gold"], answer_row["n_submitted"]
@@ -101,8 +102,8 @@ def rule_text(level: int, answer_row: dict, candidates: list[dict], detail: str,
     lines = ["Your answer is not correct yet."]
     if answer_row["over_submitted"]:
         lines.append(_cut_text(level, answer_row))
-    # at level 3 N is the agent's to find: a cut answer's length would give it away
-    of_yours = "of the judged" if level >= 3 and answer_row["over_submitted"] else f"of your {len(candidates)}"
+    # where the threads say N, it is the agent's to find: a cut answer's length would give it away
+    of_yours = "of the judged" if level_spec(level).request_in_threads and answer_row["over_submitted"] else f"of your {len(candidates)}"
     if wrong:
         lines.append(f"{len(wrong)} {of_yours} candidates {'is' if len(wrong) == 1 else 'are'} wrong"
                      + (":" if detail != "count" else "."))

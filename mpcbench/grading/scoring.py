@@ -37,6 +37,7 @@ import duckdb
 
 from ..episode.answers import Candidate, ParsedAnswer
 from ..episode.toolfiles import tool_sources
+from ..levels import level_spec
 from ..timestamps import TIME_FORMAT
 from ..warehouse import db
 from .layer import clear_grading, create_grading, refresh_grading
@@ -57,7 +58,7 @@ def candidate_key(level: int, candidate: Candidate, position: int) -> Key:
     """The candidate's key; a flagged candidate gets a key of its own that matches nothing."""
     if candidate.start is None or candidate.problem:
         return ("invalid", position)
-    return (candidate.start, candidate.room_id if level >= 3 else None)
+    return (candidate.start, candidate.room_id if level_spec(level).rooms else None)
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def problem_kinds(level: int, candidate: Candidate) -> list[str]:
         kinds.append("utc_offset")
     if "grid" in problem:
         kinds.append("off_grid")
-    if level >= 3 and "room_id is missing" in problem:
+    if level_spec(level).rooms and "room_id is missing" in problem:
         kinds.append("room_missing")
     if problem and not kinds:
         kinds.append("bad_candidate")
@@ -266,7 +267,7 @@ def _score(cur: duckdb.DuckDBPyConnection, episodes: list[GradedEpisode]) -> Sco
                 predictions.append({
                     "instance_id": e.instance_id, "trial": e.trial, "turn": ta.turn, "position": position,
                     "start_text": c.start, "starts_at": _starts_at(c.start),
-                    "room_id": c.room_id if e.level >= 3 else None, "raw": c.raw,
+                    "room_id": c.room_id if level_spec(e.level).rooms else None, "raw": c.raw,
                     "problem": c.problem, "problem_kinds": problem_kinds(e.level, c),
                     "is_duplicate": key in seen})
                 seen.add(key)
