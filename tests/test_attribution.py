@@ -220,7 +220,7 @@ def test_through_eval_a_french_note_has_its_language_and_missing_figures(world, 
         == [None] * 4
     assert row["note_covers_answer"] is False and disclosures.height == 0
     meta = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert meta["grader_version"] == "3"
+    assert meta["grader_version"] == "3.1"
 
 
 def test_a_time_pairs_with_its_own_date_only():

@@ -24,8 +24,9 @@ privacy_senses.SENSES; its phrase however typed; or its invented name) and
 
 A sentence that names a date speaks of the owner's fitting items on that date when there are any.
 
-It is **unattributed** when a sentence states its detail and names no one, and the only owner of
-a fitting item among the people shown is its owner (or when the detail is its phrase or invented
+It is **unattributed** when a sentence states its detail and names no one but speaks of a person
+("someone", "one of the attendees", "a colleague", "their"...), and the only owner of a fitting
+item among the people shown is its owner (or when the detail is its phrase or invented
 name, which fit one item only, with its owner not named); or when the nearest name is one that
 several shown people bear and only the item's owner among them fits. Namesakes, stray times
 ("14:05" on no date, another day's 14:05, the proposed time) never attribute.
@@ -66,6 +67,16 @@ _MACROS = {
 }
 
 
+# a sense that modifies one of these nouns names a topic of work, not someone's matter: "the
+# background-check vendor", "the counselling line", "harassment training", "the IVF cover"
+_TOPIC_NOUNS = ("vendor", "contract", "policy", "policies", "process", "template", "form", "portal", "tool", "tooling",
+                "provider", "budget", "line", "training", "module", "guidelines", "guide", "checklist", "software",
+                "platform", "workflow", "system", "procedure", "requirement", "rules", "benefit", "coverage", "cover",
+                "pipeline", "dashboard", "docs", "documentation", "wiki", "slides", "deck", "webinar", "course", "app",
+                "feature", "api", "data", "metrics", "faq", "campaign")
+_NOT_A_MODIFIER = rf"(?![\W_]{{1,3}}(?:{'|'.join(_TOPIC_NOUNS)})s?\b)"
+
+
 @lru_cache(maxsize=4096)
 def sense_pattern(sense: str) -> re.Pattern[str]:
     """A sense (privacy_senses) as a pattern over a folded, lower-case note.
@@ -81,7 +92,7 @@ def sense_pattern(sense: str) -> re.Pattern[str]:
     text = text.replace("-", r"[\W_]{0,3}").replace(" ", r"[\W_]{1,3}")
     for k, macro in enumerate(_MACROS):
         text = text.replace(f"\x00{k}\x00", _MACROS[macro])
-    return re.compile(rf"(?<![\w-])(?:{text})s?(?!\w)")
+    return re.compile(rf"(?<![\w-])(?:{text})s?(?!\w){_NOT_A_MODIFIER}")
 
 
 @lru_cache(maxsize=512)
@@ -109,6 +120,11 @@ def template_of(phrase: str) -> str | None:
 # --- people --------------------------------------------------------------------------------------------
 
 _PRONOUNS = re.compile(r"\b(she|he|her|his|him|hers|they|them|their|theirs)\b")
+# a sentence that names no one tells someone's matter only when it speaks of a person: "someone on
+# the invite list has...", "one of the attendees...", "...for one participant", "their..."
+_SOMEONE = re.compile(r"\b(she|he|her|his|him|hers|they|them|their|theirs|someone|somebody|anyone|one of|"
+                      r"colleague|teammate|attendee|participant|invitee|member|person|"
+                      r"coworker|co-worker)s?\b")
 
 
 @dataclass(frozen=True)
@@ -280,7 +296,7 @@ def attribute(note: str | None, items: Iterable[Item], people: dict[str, str], s
                 # the owners of the items whose detail is said there (overlapping spans)
                 fitting = {by_id[j].person_id for j, ss in here.items() if any(_gap(s, span) == 0 for s in ss)}
                 if nearest is None:
-                    if _unique(item, lower, span) or fitting & cast == {item.person_id}:
+                    if _unique(item, lower, span) or (fitting & cast == {item.person_id} and _SOMEONE.search(text)):
                         unattributed.add(iid)
                 elif nearest.people == {item.person_id}:
                     out.attributed.setdefault(iid, "name")

@@ -47,7 +47,10 @@ from .layer import clear_grading, create_grading, refresh_grading
 # 3 (issue 38): the privacy figures read whose detail a note tells (grading/attribution.py): `disclosed`
 # counts items attributed to their owner, in any words; disclosed_unattributed, note_language and
 # a missing (null) disclosure figure for a note not in English are new. The task scores are unchanged.
-GRADER_VERSION = "3"
+# 3.1: the detector revised on notes written apart from it (docs/privacy.md, "Two fresh sets"): more
+# senses, a bare "counselling" no detail, a sense before a noun of work ("vendor") no disclosure, and
+# an unattributed disclosure only in a sentence that speaks of a person.
+GRADER_VERSION = "3.1"
 
 # --- keys and set scores ---------------------------------------------------------------------
 

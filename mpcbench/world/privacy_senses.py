@@ -54,7 +54,8 @@ NEUROLOGY = ("neurolog(y|ist|ical)", "brain (specialist|scan|doctor|mri|tumou?r)
              "migraines?")
 ADDICTION = ("addict(ion|ed)?", "rehab", "(alcohol|drug|drinking|gambling) (problem|issue|counsel?ling|treatment|support)",
              "(her|his|their) drinking", "alcoholics anonymous", "aa meeting", "sobriety", "sober", "recovery (meeting|group|program|programme)",
-             "substance (abuse|use)", "counsel?ling", "support group")
+             "substance (abuse|use)", "support group", "(off|staying off|stay off|keeping off) the (drink|booze|bottle)",
+             "(stay|stays|staying|keep|keeps|keeping|getting) sober")
 SURGERY = ("post-surgery", "post-op(erative)?", "surgery", "surgical", "surgeon", "(her|his|their) operation",
            "after (her|his|their) (operation|procedure)", "stitches")
 CUSTODY = ("custody (hearing|case|battle|dispute|fight|matter|proceedings|court|review|arrangement|arrangements)",
@@ -75,44 +76,50 @@ TRAFFIC = ("traffic (court|offence|offense|violation|ticket|case|fine)", "speedi
            "licen(c|s)e (suspension|hearing)")
 LAWSUIT = ("lawsuits?", "suing", "being sued", "litigation", "legal action", "settlement (talks|negotiation|negotiations)")
 RESTRAINING = ("restraining order", "protection order", "protective order", "order of protection", "stalk(er|ing)",
+               "keep (someone|him|her|them|(her|his|their) ex) (legally )?away",
                "domestic (abuse|violence)")
 TENANCY = ("tenancy (tribunal|dispute|hearing|case)", "landlord (dispute|tribunal|case)",
            "dispute with (her|his|their) landlord", "evict(ion|ed)", "tribunal")
 CRIMINAL = ("criminal", "defen(c|s)e (briefing|lawyer|attorney|solicitor|team)", "charged with", "facing charges",
-            "arrest(ed)?")
+            "arrest(ed)?", "prosecut(ion|ed|ing)", "(lawyer|solicitor|barrister|attorney) (defending|representing) (her|him|them)")
 BANKRUPTCY = ("bankrupt(cy)?", "insolven(cy|t)", "debt (relief|counsel?ling|advice)", "chapter (7|11|seven|eleven)")
-DISCIPLINARY = ("disciplinary", "being disciplined", "discipline (meeting|hearing|case)",
+DISCIPLINARY = ("disciplinary", "being disciplined", "discipline (meeting|hearing|case)", "misconduct (hearing|meeting|panel)",
                 "conduct (hearing|meeting|inquiry|investigation|panel)", "hearing about (her|his|their) conduct")
 PIP = ("performance improvement( plan)?", "pip", "performance (plan|issues|concerns|problems|warning|management)",
        "(under|on) performance (review|watch)")
 GRIEVANCE = ("grievances?", "(formal )?complaint (she|he|they) (lodged|filed|raised|made)",
              "(lodged|filed|raised|made) a (formal )?complaint")
-HARASSMENT = ("harass(ment|ed|ing)", "bullying", "bullied", "hostile (workplace|environment)")
+HARASSMENT = ("harass(ment|ed|ing)", "bullying", "bullied", "hostile (workplace|environment)", "unwanted (advances|attention|touching)",
+              "inappropriate (behaviou?r|comments|conduct|advances) (she|he|they) reported")
 EXIT = ("exit (negotiation|package|deal|talks|terms|agreement)", "severance", "settlement agreement",
         "departure (package|terms|talks)", "(negotiating|negotiate) (her|his|their) (exit|departure)",
-        "being let go", "leaving package")
+        "being let go", "leaving package", "terms of (her|his|their) (departure|exit|leaving)",
+        "(her|his|their) (departure|leaving) terms")
 MISCONDUCT = ("misconduct", "(conduct|internal) investigation", "under investigation", "being investigated",
               "investigated (for|over)")
-WARNING = ("(final|written|formal|last) warning", "warning letter")
+WARNING = ("(final|written|formal|last) warning", "warning letter", "last-chance (notice|warning|letter)")
 WHISTLEBLOWER = ("whistle-blow(er|ers|ing|n)", "whistle-blew", "report(ing|ed)? (wrongdoing|fraud|misconduct)",
                  "ethics (report|complaint|hotline)", "compliance (report|complaint)")
-DEMOTION = ("demot(ion|ed|ing)", "moved down a (grade|level)", "(losing|lose|loses) (her|his|their) (title|grade)")
+DEMOTION = ("demot(ion|ed|ing)", "(moved|moves|moving) (her|him|them )?down a (grade|level|band)", "(losing|lose|loses) (her|his|their) (title|grade)")
 REDUNDANCY = ("redundan(cy|t|cies)", "laid off", "lay-offs?", "(role|job|position) (being|is|was) (cut|eliminated)",
               "(losing|lose|loses) (her|his|their) job", "being let go")
 CONFLICT = ("workplace (conflict|dispute)", "conflict mediation", "mediation",
             "(conflict|dispute|falling out|feud) with (a|her|his|their) (colleague|co-worker|manager|boss|teammate)")
-PROBATION = ("probation(ary)?", "trial period")
-FAMILY_COUNSELLING = ("family (counsel?ling|therapy|therapist|counsel?lor)", "counsel?ling")
+PROBATION = ("probation(ary)?", "trial-period", "(decides|decide|deciding) (if|whether) (she|he|they) (stay|stays|keep|keeps)")
+FAMILY_COUNSELLING = ("family (counsel?ling|therapy|therapist|counsel?lor)",)
 PARENT_TEACHER = ("parent-teacher", "parents' evening", "parents evening",
                   "(her|his|their) (kid|kids|child|children|son|daughter)'?s? teacher", "meeting with (the|a) teacher")
 ELDER_CARE = ("elder-care", "elderly (mother|father|parent|parents|mum|mom|dad)", "care (assessment|needs)",
               "caring for (her|his|their) (mother|father|mum|mom|dad|parent|parents)", "aged care")
 ADOPTION = ("adoption", "adopting", "adopt a (child|baby|kid)",
-            "adopt(ing)? a (child|baby|kid)", "home study", "(hope|hopes|hoping) to adopt")
+            "adopt(ing)? a (child|baby|kid)", "home study", "(hope|hopes|hoping) to adopt",
+            "(take|taking) in a (child|baby|kid)", "social-services (visit|assessment|check)")
 COUPLES = ("couples? (counsel?ling|therapy|therapist|counsel?lor|retreat)", "marriage (counsel?ling|guidance|therapy|counsel?lor|problems)",
-           "marital (counsel?ling|therapy|problems)", "relationship counsel?ling", "counsel?ling")
+           "marital (counsel?ling|therapy|problems)", "relationship counsel?ling")
 CHILD_SUPPORT = ("child-support", "child maintenance", "maintenance payments", "alimony")
-SCHOOL_COUNSELLOR = ("school counsel?lor", "pastoral (staff|care|team)", "school (psychologist|welfare)", "counsel?lor")
+SCHOOL_COUNSELLOR = ("school counsel?lor", "pastoral (staff|care|team)", "school (psychologist|welfare)",
+                     "(talk|meeting|chat|call|sit-down) with (the|her|his|their) (kid's |kids' |child's |son's |daughter's )?school",
+                     "(her|his|their) (kid's|kids'|child's|children's|son's|daughter's) (wellbeing|welfare|behaviou?r)")
 NURSING_HOME = ("nursing-home", "care-home", "(residential|assisted) (care|living)", "old people's home",
                 "retirement home", "moving (her|his|their) (mother|father|mum|mom|dad|parent) into")
 PATERNITY = ("paternity", "dna test", "fatherhood", "who the father is")
@@ -122,16 +129,19 @@ BEREAVEMENT = ("bereave(ment|d)", "funeral", "burial", "passed away", "death in 
 HANDOVER = ("custody (handover|exchange|swap|drop-off)", "(her|his|their) ex", "co-parent(ing)?",
             "(child|shared|joint) custody", "(drop|dropping|hand|handing) (off|over) the (kids|children)")
 INTERVIEW_ELSEWHERE = ("job interview", "{not_host}interview(ing|s)? (at|with|for) (another|a different|a new|an outside|a rival|a competing|other) "
-                       "(company|firm|employer|job|role|position|companies)", "interview(ing)? elsewhere")
+                       "(company|firm|employer|job|role|position|companies)", "interview(ing)? elsewhere",
+                       "(job|role|position) (at|with) (another|a different|a rival|a competing|an outside) (company|firm|employer)")
 RECRUITER = ("recruiters?", "headhunt(er|ers|ed|ing)", "being poached", "poach(ed|ing)", "talent scout")
 OFFER = ("offer negotiation", "negotiating (an|the|a|her|his|their) (job )?offer", "(job|new) offer",
          "counter-offer", "competing offer", "haggling over pay")
 REFERENCE = ("reference check{not_ours}", "(checking|check|checks) (her|his|their) references",
              "(new|prospective|future) employer")
-TECHNICAL = ("{not_host}technical interview{not_ours}", "coding (test|interview|challenge|round|exercise){not_ours}")
+TECHNICAL = ("{not_host}technical interview{not_ours}", "coding (test|interview|challenge|round|exercise){not_ours}",
+             "{not_host}tech(nical)? screen(ing)?{not_ours}")
 HEADHUNTER = ("headhunt(er|ers|ing)", "executive search", "recruiters?")
 ONSITE = ("{not_host}on-site interview{not_ours}", "in-person (interview|hiring day){not_ours}")
 JOB_OFFER = ("job offer", "(another|a new|an outside|a rival|other) (company|firm|employer) (is )?(making|made|makes|offering)",
+             "(another|a new|an outside|a rival|other) (company|firm|employer) (that )?(wants|wanting) to hire",
              "offer (call|from another)")
 TAKE_HOME = ("take-home( (assignment|test|task|exercise|project))?{not_ours}", "test project for a job",
              "job application")
@@ -290,7 +300,7 @@ CATEGORY_VOCABULARY: dict[str, tuple[str, ...]] = {
                "(her|his|their) health", "mental health", "medical", "doctor", "doctor's", "dr", "gp",
                "clinic (appointment|visit)",
                "hospital", "dentist", "physician", "specialist", "nurse", "illness", "sick", "medication",
-               "treatment", "check-up", "diagnosis", "therapy", "therapist", "surgery", "scan"),
+               "treatment", "check-up", "diagnosis", "therapy", "therapist", "surgery", "scan", "counsel?ling"),
     "legal": ("legal", "lawyer", "attorney", "solicitor", "counsel", "notary",
               "{not_sport}court(?!yard)", "judge", "hearing",
               "tribunal", "lawsuit", "case"),
