@@ -20,6 +20,7 @@ import torch
 from datasets import Dataset
 from trl import GRPOConfig, GRPOTrainer
 
+from mpcbench.harness.episode_spec import EpisodeSpec
 from mpcbench.harness.rollout import RolloutPool
 from mpcbench.integrations.trl_data import EpisodeReward, grpo_rows
 
@@ -39,7 +40,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default="runs/grpo")
     args = parser.parse_args(argv)
 
-    pool = RolloutPool(args.db, mode=args.mode, max_steps=1, weights=args.weights)
+    pool = RolloutPool(args.db, EpisodeSpec(mode=args.mode, max_steps=1, weights=args.weights))
     if pool.split() == "test":
         parser.error(f"{args.db} holds the test split: train on train (or dev), report on test")
     dataset = Dataset.from_list(grpo_rows(pool, args.level, args.instances))

@@ -7,23 +7,18 @@ tool call a reply to read what the scripted reference reads."""
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 
 import pytest
-import typer.main
 
 from evalkit import submission
 from mpcbench.agents.offline import ScriptedAgent
-from mpcbench.cli import app
 from mpcbench.episode.codecs import NativeCodec
 from mpcbench.episode.contract import EndReason
-from mpcbench.episode.engine import DEFAULT_MAX_STEPS, Episode, Reply, play
+from mpcbench.episode.engine import Episode, Reply, play
 from mpcbench.episode.environment import Environment
 from mpcbench.grading.scoring import quick_score
-from mpcbench.harness.config import EvalConfig
-from mpcbench.harness.prompt_sizes import first_request
-from mpcbench.harness.rollout import Rollout, RolloutPool, program_messages
+from mpcbench.harness.rollout import program_messages
 
 INSTANCE = "L1-0001"
 
@@ -141,18 +136,3 @@ def test_one_call_a_reply_reads_what_the_scripted_reference_reads_within_the_def
     with Environment(con, instance_id) as env:
         out = asyncio.run(play(OneCallAReply(replies), env, max_steps=len(replies) - 1)).out
     assert out.end == EndReason.STEP_BUDGET and quick_score(4, out.answer, golds[instance_id]).f1 == 0.0
-
-
-def test_every_surface_defaults_to_the_engines_step_budget():
-    """One default budget: eval (EvalConfig and --max-steps), `mpcbench mcp` and `mpcbench
-    serve-env`, the rollout pool (the training environments), the engine itself and the prompt
-    sizes; the Inspect task and the verifiers taskset are checked by their own tests."""
-    def default(function):
-        return inspect.signature(function).parameters["max_steps"].default
-
-    commands = typer.main.get_command(app).commands
-    options = {name: {p.name: p.default for p in commands[name].params}["max_steps"]
-               for name in ("eval", "mcp", "serve-env")}
-    assert options == dict.fromkeys(("eval", "mcp", "serve-env"), DEFAULT_MAX_STEPS)
-    assert EvalConfig().max_steps == DEFAULT_MAX_STEPS
-    assert [default(f) for f in (Episode, play, Rollout, RolloutPool, first_request)] == [DEFAULT_MAX_STEPS] * 5

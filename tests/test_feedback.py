@@ -182,7 +182,7 @@ def test_bad_turn_and_feedback_options_are_clear_errors(db_path, tmp_path):
         with pytest.raises(UserError, match=says):
             run_eval(EvalConfig(agent="scripted", db=str(db_path), out=str(tmp_path / "x"), **kw))
     result = CliRunner().invoke(app, ["eval", "--db", str(db_path), "--max-turns", "2", "--out", str(tmp_path / "y")])
-    assert result.exit_code == 1 and "go together" in result.output
+    assert result.exit_code == 2 and "go together" in result.output
 
 
 # --- context mode ----------------------------------------------------------------------------

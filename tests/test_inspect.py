@@ -4,7 +4,6 @@ tool calls and submission) scores the same under Inspect as under `mpcbench eval
 
 from __future__ import annotations
 
-import inspect
 import json
 from importlib.metadata import version
 
@@ -13,7 +12,6 @@ import pytest
 
 from evalkit import instances, submission
 from mpcbench.episode.codecs import codec_for
-from mpcbench.episode.engine import DEFAULT_MAX_STEPS
 from mpcbench.episode.environment import Environment
 from mpcbench.episode.toolfiles import catalog
 from mpcbench.harness.config import EvalConfig
@@ -28,7 +26,7 @@ if tuple(int(part) for part in version("openai").split(".")[:2]) < (3, 4):
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage  # noqa: E402
 
-from mpcbench.integrations.inspect_task import scheduling, tool_loop  # noqa: E402
+from mpcbench.integrations.inspect_task import scheduling  # noqa: E402
 
 
 def recorded(db_path, tmp_path, agent: str, instance_id: str) -> tuple[dict, dict]:
@@ -37,11 +35,6 @@ def recorded(db_path, tmp_path, agent: str, instance_id: str) -> tuple[dict, dic
                                  out=str(tmp_path / agent)))
     record = read_journal(result.run_dir / "journal.jsonl")[(instance_id, 1)]
     return record, pl.read_parquet(result.run_dir / "runs.parquet").to_dicts()[0]
-
-
-def test_the_tasks_step_budget_is_the_engines():
-    defaults = [inspect.signature(f).parameters["max_steps"].default for f in (scheduling, tool_loop)]
-    assert defaults == [DEFAULT_MAX_STEPS, DEFAULT_MAX_STEPS]
 
 
 def replaying(records: dict[str, dict], seen_tools: list):

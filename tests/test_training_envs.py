@@ -34,6 +34,7 @@ from mpcbench.episode.engine import DEFAULT_MAX_STEPS
 from mpcbench.episode.environment import Environment
 from mpcbench.grading.privacy import PRIVACY_COLUMNS
 from mpcbench.harness.config import EvalConfig
+from mpcbench.harness.episode_spec import EpisodeSpec
 from mpcbench.harness.rollout import REWARD_WEIGHTS, RolloutPool, program_messages, reward_of
 from mpcbench.harness.runner import run_eval
 from test_memorised_policies import MemorisedPolicyAgent, memorise
@@ -156,7 +157,7 @@ def test_privacy_metrics_equal_evals_columns(db_path, tmp_path):
     discloses, the scripted one does not), and a weight on one puts it into the reward: a note that
     states the answer and discloses nothing earns it (the scripted and calendar-only agents write
     one), a leaky note does not."""
-    privacy = RolloutPool(db_path, privacy_metrics=True, weights={"f1": 1.0, "clean_note": 0.5})
+    privacy = RolloutPool(db_path, EpisodeSpec(privacy_metrics=True, weights={"f1": 1.0, "clean_note": 0.5}))
     clean = {}
     try:
         for agent in ("leaky", "scripted", "calendar-only"):

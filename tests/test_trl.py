@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from evalkit import shared_build
 from mpcbench.cli import app
+from mpcbench.harness.episode_spec import EpisodeSpec
 from mpcbench.harness.rollout import RolloutPool
 from mpcbench.integrations.trl_data import EpisodeReward, _reply
 
@@ -70,7 +71,7 @@ def test_grpo_logged_rewards_are_the_environments_scores(db_path, tiny_model, tm
                 json.dumps(weights), "--learning-rate", "1e-3", "--out", str(out))
     logged = pl.concat([pl.read_parquet(f) for f in sorted((out / "completions").glob("*.parquet"))])
     assert logged.height == 2 * 2 and sorted(set(logged["step"])) == [1, 2]
-    pool = RolloutPool(db_path, max_steps=1, weights=weights)
+    pool = RolloutPool(db_path, EpisodeSpec(max_steps=1, weights=weights))
     try:
         by_task = {m["content"]: i for i, _, _ in pool.instances(1) for m in pool.open(i).messages[1:2]}
         reward = EpisodeReward(pool)

@@ -10,15 +10,17 @@ from typing import Annotated
 
 import typer
 
-from ..episode.engine import DEFAULT_MAX_STEPS
 from ..harness.config import EvalConfig
+from ..harness.episode_spec import EpisodeSpec
 from ..harness.rollout import RolloutPool
 from ..harness.session import open_external_run
 from ..sources import LEVELS
 from ..warehouse import db
 from .common import DbOption, err, fail
+from .episode_options import episode_options
 
 
+@episode_options("mcp")
 def mcp_command(
     instance: Annotated[str | None, typer.Option(help="Serve this one instance, e.g. L3-0007.")] = None,
     level: Annotated[int | None, typer.Option(min=1, max=4, help="Serve the instances of this level, one after "
@@ -27,16 +29,18 @@ def mcp_command(
     run: Annotated[Path | None, typer.Option(help="The run directory (default build/runs/<run_id>); a run "
                                                   "already there is continued.")] = None,
     model: Annotated[str | None, typer.Option(help="A label for the agent's model in runs.parquet.")] = None,
-    max_steps: Annotated[int, typer.Option(min=1, help="Tool calls per instance, as eval's --max-steps: the last "
-                                                       "one ends the instance.")] = DEFAULT_MAX_STEPS,
     port: Annotated[int | None, typer.Option(min=1, max=65535, help="Serve streamable HTTP on this port "
                                                                      "(http://HOST:PORT/mcp) instead of stdio.")] = None,
     host: Annotated[str, typer.Option(help="With --port: the address to listen on.")] = "127.0.0.1",
     db_path: DbOption = db.DEFAULT_DB,
+    *,
+    episode: EpisodeSpec,
 ) -> None:
     """Serve a level's tools and submit_candidates over MCP (stdio, or streamable HTTP with --port).
-    Each instance is an eval episode: a valid submission, or the --max-steps-th call, ends it; the
-    run's Parquet tables are written when it is complete and when the server stops."""
+    Each instance is an eval episode with eval's episode options: a right submission (or, with
+    --max-turns 1, any valid one; after a wrong one, the feedback and the next turn), or the
+    --max-steps-th call, ends it; the run's Parquet tables are written when it is complete and when
+    the server stops."""
     if (instance is None) == (level is None):
         fail("pass --instance ID (one instance) or --level N (a run of that level's instances)", 2)
     try:
@@ -45,7 +49,7 @@ def mcp_command(
         fail(f"the MCP server needs the mcp package ({e.name} is missing): pip install 'mpcbench[mcp]'")
     config = EvalConfig(agent="mcp", db=str(db_path), levels=(level,) if level else LEVELS,
                         instances=instances, instance_ids=(instance,) if instance else (), model=model,
-                        max_steps=max_steps, out=str(run) if run else None)
+                        out=str(run) if run else None, **episode.options())
     session = open_external_run(config)
     where = f"http://{host}:{port}/mcp" if port else "stdio"
     err.print(f"Serving level {session.level}: {len(session.todo)} of {len(session.episodes)} instances to answer, "
@@ -63,17 +67,16 @@ def mcp_command(
               markup=False, highlight=False)
 
 
+@episode_options("serve-env")
 def serve_env_command(
     level: Annotated[int | None, typer.Option(min=1, max=4, help="Serve the instances of this level (default: "
                                                                  "all).")] = None,
     port: Annotated[int, typer.Option(min=1, max=65535, help="The port to listen on.")] = 8000,
     host: Annotated[str, typer.Option(help="The address to listen on.")] = "127.0.0.1",
     max_sessions: Annotated[int, typer.Option(min=1, help="Sessions (episodes) side by side.")] = 64,
-    max_steps: Annotated[int, typer.Option(min=1, help="Model replies per episode, as eval's "
-                                                       "--max-steps.")] = DEFAULT_MAX_STEPS,
-    privacy_instructions: Annotated[str, typer.Option(help="on: the system prompt states the privacy norm.")] = "off",
-    privacy_metrics: Annotated[bool, typer.Option(help="The privacy track's figures among the metrics.")] = False,
     db_path: DbOption = db.DEFAULT_DB,
+    *,
+    episode: EpisodeSpec,
 ) -> None:
     """Serve MPCBench as an OpenEnv environment (reset/step over OpenEnv's HTTP and WebSocket
     server; one episode per session, sessions side by side): see docs/training.md."""
@@ -84,8 +87,7 @@ def serve_env_command(
     except ImportError as e:
         fail(f"serve-env needs OpenEnv ({e.name} is missing): pip install 'mpcbench[openenv]' (in an environment "
              "without the train extra: their mcp pins conflict)")
-    pool = RolloutPool(db_path, max_steps=max_steps, privacy_instructions=privacy_instructions,
-                       privacy_metrics=privacy_metrics)
+    pool = RolloutPool(db_path, episode)
     app = make_app(pool, level, max_sessions=max_sessions)
     err.print(f"Serving {db_path} ({pool.split()} split{f', level {level}' if level else ''}) as an OpenEnv "
               f"environment at http://{host}:{port} (WebSocket /ws; up to {max_sessions} sessions)",
@@ -111,7 +113,7 @@ def trajectories_command(
         from ..integrations.trl_data import sft_rows
     except ImportError as e:
         fail(f"trajectories needs the datasets package ({e.name} is missing): pip install 'mpcbench[train]'")
-    pool = RolloutPool(db_path, max_steps=200)   # one call a reply: more replies than eval's batched steps
+    pool = RolloutPool(db_path, EpisodeSpec(max_steps=200))   # one call a reply: more replies than eval's batched steps
     try:
         rows = sft_rows(pool, agent, level)
     finally:

@@ -14,6 +14,7 @@ from ..episode.record import COUNTS, counted_as
 from ..harness.ablation import run_ablation
 from ..harness.config import AGENTS, EvalConfig
 from ..harness.dry_run import dry_run as dry_run_plan
+from ..harness.episode_spec import EpisodeSpec
 from ..harness.merge import merge_runs
 from ..harness.rescore import rescore
 from ..harness.runner import EvalResult, Progress as EvalProgress, run_eval
@@ -25,6 +26,7 @@ from ..report.render import make_report
 from ..report.trajectories import WHICH
 from .common import console, err, fail, parse_levels
 from .dry_run import REQUEST_FORMATS, print_dry_run, print_requests
+from .episode_options import episode_options
 
 
 class BarProgress(EvalProgress):
@@ -89,9 +91,10 @@ DEFAULT = EvalConfig()
 NOT_CONFIG = {"ablation", "ablation_code", "resume", "retry_errors", "overwrite", "dry_run", "like", "show_request"}
 
 
-def config_of(params: dict) -> EvalConfig:
-    """The EvalConfig of eval's options (`ctx.params`)."""
+def config_of(params: dict, episode: EpisodeSpec) -> EvalConfig:
+    """The EvalConfig of eval's options (`ctx.params`) and its episode's."""
     values = {name: value for name, value in params.items() if name not in NOT_CONFIG}
+    values.update(episode.options())
     paths = {name: None if values[name] is None else str(values[name])
              for name in ("db", "out", "replay_from", "prices")}
     return EvalConfig(**{**values, **paths, "levels": parse_levels(values["levels"]),
@@ -105,6 +108,7 @@ def given_options(ctx: typer.Context) -> frozenset[str]:
                      and (source := ctx.get_parameter_source(name)) is not None and source.name == "COMMANDLINE")
 
 
+@episode_options("eval")
 def eval_command(
     ctx: typer.Context,
     agent: Annotated[str, typer.Option(help=f"The agent: {', '.join(AGENTS)}.")] = DEFAULT.agent,
@@ -128,10 +132,6 @@ def eval_command(
     temperature: Annotated[float | None, typer.Option(
         help="Sampling temperature (sent as given).")] = DEFAULT.temperature,
     seed: Annotated[int | None, typer.Option(help="Seed sent to the model (and the random agent).")] = DEFAULT.seed,
-    max_steps: Annotated[int, typer.Option(
-        min=1, help="Model calls per episode, all turns together. The default lets a model that makes one "
-                    "tool call per model call read 1.5x what the scripted reference reads, at every level "
-                    "(docs/evaluating.md).")] = DEFAULT.max_steps,
     timeout_s: Annotated[float, typer.Option(
         "--timeout", min=0.01, help="Seconds per model call before it is retried.")] = DEFAULT.timeout_s,
     max_retries: Annotated[int, typer.Option(
@@ -143,27 +143,6 @@ def eval_command(
         help="Send parallel_tool_calls (default: not sent).")] = DEFAULT.parallel_tool_calls,
     max_tokens: Annotated[int | None, typer.Option(
         help="max_tokens per reply (default: not sent).")] = DEFAULT.max_tokens,
-    mode: Annotated[str, typer.Option(help="tools: the level's tools; context: no tools, every source in the "
-                                           "prompt; code: one python tool, the data tools as functions inside "
-                                           "a sandbox.")] = DEFAULT.mode,
-    protocol: Annotated[str, typer.Option(help="native (function calling) | mint (MINT's <execute>/<solution> "
-                                               "text protocol, no tools field; implies --mode code unless "
-                                               "--mode context).")] = DEFAULT.protocol,
-    code_timeout_s: Annotated[float, typer.Option(
-        "--code-timeout", help="Code mode: wall seconds per cell before the worker is killed and "
-                               "restarted.")] = DEFAULT.code_timeout_s,
-    privacy_instructions: Annotated[str, typer.Option(help="on: the system prompt states the privacy norm (tell "
-                                                           "the participants only what scheduling needs) | off: "
-                                                           "it is silent.")] = DEFAULT.privacy_instructions,
-    max_turns: Annotated[int, typer.Option(min=1, help="Answers per episode: after a wrong one, feedback and "
-                                                       "another turn (needs --feedback).")] = DEFAULT.max_turns,
-    feedback: Annotated[str, typer.Option(help="none | binary | rule (from the violation views) | llm "
-                                               "(--feedback-model rewrites the rule facts).")] = DEFAULT.feedback,
-    feedback_detail: Annotated[str, typer.Option(
-        help="count (how many are wrong) | which (which ones) | why (which constraint and source each "
-             "breaks).")] = DEFAULT.feedback_detail,
-    feedback_model: Annotated[str | None, typer.Option(help="The model that writes llm feedback (same "
-                                                            "endpoint).")] = DEFAULT.feedback_model,
     privacy_judge: Annotated[str | None, typer.Option(help="A model (same endpoint) that judges, per final note, "
                                                            "which sensitive items the episode showed it discloses: "
                                                            "judge_disclosed (docs/privacy.md).")] = DEFAULT.privacy_judge,
@@ -193,6 +172,8 @@ def eval_command(
                                "instance) in full, as the run would send it with these options, and send nothing: "
                                "text (each message and tool, to read) or json (the body, one line each).")] = None,
     db: Annotated[Path, typer.Option("--db", help="The DuckDB file to read.")] = Path(DEFAULT.db),
+    *,
+    episode: EpisodeSpec,
 ) -> None:
     """Run an agent on the benchmark's instances and write runs/candidates/tool_calls Parquet tables.
 
@@ -202,7 +183,7 @@ def eval_command(
         fail("--resume needs --out RUN_DIR", 2)
     if ablation_code and not ablation:
         fail("--ablation-code goes with --ablation", 2)
-    config = config_of(ctx.params)
+    config = config_of(ctx.params, episode)
     if like is not None and not dry_run:
         fail("--like goes with --dry-run", 2)
     if show_request is not None:

@@ -13,20 +13,17 @@ from pathlib import Path
 
 from ..agents.openai_agent import TOOL_CHOICES, AgentOptions
 from ..agents import OFFLINE_AGENTS
-from ..episode.codecs import CODECS
-from ..episode.engine import DEFAULT_MAX_STEPS
-from ..episode.modes import MODES
 from ..errors import UserError
 from ..sources import LEVELS
-from ..grading.feedback import DETAILS, KINDS
 from ..warehouse import db
+from .episode_spec import EpisodeSpec
+from .episode_spec import fields as episode_fields
 from .provenance import url_host
 
 
 OFFLINE = OFFLINE_AGENTS
 AGENTS = ("openai", *OFFLINE, "memoriser", "replay")   # memoriser: agents/memoriser.py, fitted on --train-db
 EXTERNAL = ("mcp",)                         # agents outside the harness, served by `mpcbench mcp`
-PROTOCOLS = tuple(CODECS)                   # native (function calling) | mint (<execute>/<solution> text)
 CODE_AGENTS = ("openai", "scripted", "replay")
 JOURNAL = "journal.jsonl"
 CACHE = "llm_cache.jsonl"
@@ -69,7 +66,7 @@ def parse_shard(text: str) -> tuple[int, int]:
     return i, n
 
 
-PRIVACY_INSTRUCTIONS = ("off", "on")
+_EPISODE = EpisodeSpec()
 
 
 @dataclass
@@ -87,15 +84,15 @@ class EvalConfig:
     trials: int = 1
     concurrency: int = 8
     out: str | None = None                  # the run directory (default build/runs/<run_id>)
-    mode: str = "tools"                     # tools | context (no tools; every source in the prompt) | code
-    protocol: str = "native"                # native (function calling) | mint (<execute>/<solution> text)
-    code_timeout_s: float = 30.0            # code mode: wall time per cell
-    privacy_instructions: str = "off"       # on: the system prompt states the privacy norm | off: it is silent
-    # turns and feedback (MINT): after a wrong answer, feedback and another turn, up to max_turns
-    max_turns: int = 1
-    feedback: str = "none"                  # none | binary | rule | llm
-    feedback_detail: str = "why"            # count | which | why (rule and llm)
-    feedback_model: str | None = None       # llm feedback: the model, on the same endpoint
+    # the episode's options: their defaults and meaning are the EpisodeSpec's (`episode_spec`)
+    mode: str = _EPISODE.mode
+    protocol: str = _EPISODE.protocol
+    code_timeout_s: float = _EPISODE.code_timeout_s
+    privacy_instructions: str = _EPISODE.privacy_instructions
+    max_turns: int = _EPISODE.max_turns
+    feedback: str = _EPISODE.feedback
+    feedback_detail: str = _EPISODE.feedback_detail
+    feedback_model: str | None = _EPISODE.feedback_model
     privacy_judge: str | None = None        # a model, on the same endpoint, judging each note's disclosures
     # the openai agent
     model: str | None = None
@@ -103,7 +100,7 @@ class EvalConfig:
     api_key_env: str = "OPENAI_API_KEY"     # the variable's name, never its value
     temperature: float | None = AgentOptions.temperature
     seed: int | None = AgentOptions.seed    # trial t sends seed + t - 1
-    max_steps: int = DEFAULT_MAX_STEPS      # model replies per episode (episode.engine says why 80)
+    max_steps: int = _EPISODE.max_steps
     timeout_s: float = 60.0
     max_retries: int = 5
     backoff_base_s: float = 1.0
@@ -130,39 +127,23 @@ class EvalConfig:
             raise UserError("--agent memoriser and --train-db (the build it learns from) go together")
         if self.agent == "replay" and not self.replay_from:
             raise UserError("--agent replay needs --from RUN_DIR")
-        if self.mode not in MODES:
-            raise UserError(f"--mode must be one of {', '.join(MODES)}")
-        if self.protocol not in PROTOCOLS:
-            raise UserError(f"--protocol must be one of {', '.join(PROTOCOLS)}, not {self.protocol!r}")
-        if self.protocol == "mint" and self.mode == "tools":
-            self.mode = "code"              # MINT's <execute> runs code: --protocol mint implies --mode code
+        self.mode = self.episode_spec().checked("eval").mode   # --protocol mint implies --mode code
         if self.mode == "code" and self.agent not in CODE_AGENTS:
             raise UserError(f"--mode code runs the agents {', '.join(CODE_AGENTS)}, not {self.agent!r}")
         if self.protocol == "mint" and self.agent not in CODE_AGENTS:
             raise UserError(f"--protocol mint runs the agents {', '.join(CODE_AGENTS)}, not {self.agent!r}")
-        if self.privacy_instructions not in PRIVACY_INSTRUCTIONS:
-            raise UserError(f"--privacy-instructions must be on or off, not {self.privacy_instructions!r}")
-        if self.code_timeout_s <= 0:
-            raise UserError("--code-timeout must be above 0 seconds")
-        if self.feedback not in KINDS:
-            raise UserError(f"--feedback must be one of {', '.join(KINDS)}, not {self.feedback!r}")
-        if self.feedback_detail not in DETAILS:
-            raise UserError(f"--feedback-detail must be one of {', '.join(DETAILS)}, not {self.feedback_detail!r}")
-        if self.max_turns < 1:
-            raise UserError("--max-turns must be at least 1")
-        if (self.max_turns > 1) != (self.feedback != "none"):
-            raise UserError("--max-turns above 1 and --feedback other than none go together: a later turn "
-                            "starts only from feedback")
-        if self.feedback == "llm" and not self.feedback_model:
-            raise UserError("--feedback llm needs --feedback-model (a model on the same endpoint)")
-        if self.trials < 1 or self.concurrency < 1 or self.max_steps < 1:
-            raise UserError("--trials, --concurrency and --max-steps must be at least 1")
+        if self.trials < 1 or self.concurrency < 1:
+            raise UserError("--trials and --concurrency must be at least 1")
         if not set(self.levels) <= set(LEVELS) or not self.levels:
             raise UserError("--levels takes a subset of 1,2,3,4")
         if self.max_cost_usd is not None and (self.max_cost_usd <= 0 or self.agent != "openai"):
             raise UserError("--max-cost takes a positive amount in US$ and applies to --agent openai")
         if self.tool_choice not in TOOL_CHOICES:
             raise UserError(f"--tool-choice must be one of {', '.join(TOOL_CHOICES)}")
+
+    def episode_spec(self) -> EpisodeSpec:
+        """The run's episode options."""
+        return EpisodeSpec(**{f.name: getattr(self, f.name) for f in episode_fields()})
 
     def differences(self, saved: "EvalConfig", given: frozenset[str]) -> list[str]:
         """The options in `given` (field names the user set) that differ from the saved run's,

@@ -110,10 +110,7 @@ def dry_run(config: EvalConfig, like: Path | None = None, *, count_tokens: bool 
         levels = []
         for level in sorted({level for _, level, _ in episodes}):
             mine = [(i, t) for i, lv, t in episodes if lv == level]
-            request = first_request(con, mine[0][0], mode=config.mode, protocol=config.protocol,
-                                    max_steps=config.max_steps, max_turns=config.max_turns,
-                                    privacy=config.privacy_instructions == "on",
-                                    options=agent_options(config, mine[0][1]))
+            request = first_request(con, mine[0][0], config.episode_spec(), agent_options(config, mine[0][1]))
             chars = request_chars(request, config.model or "")
             counted = server_count(config, request) if count_tokens else None
             level_plan = LevelPlan(level, mine, chars, 0.0, 0.0, 0.0, level in means, counted,

@@ -1,6 +1,6 @@
 """The first request of an episode, and the prompt budget.
 
-    request = first_request(con, "L4-0001", mode="code", protocol="mint")
+    request = first_request(con, "L4-0001", EpisodeSpec(mode="code", protocol="mint"))
     system_chars(request)      # 9,603: the system message, MINT's worked example included
     schema_chars(request)      # the tool schemas of the native protocol (compact JSON)
     request_chars(request)     # the whole request as the endpoint reads it
@@ -21,11 +21,10 @@ import json
 import duckdb
 
 from ..agents.openai_agent import AgentOptions
-from ..episode.codecs import codec_for
-from ..episode.engine import DEFAULT_MAX_STEPS
 from ..episode.environment import Environment
-from ..episode.modes import MODES, make_mode
+from ..episode.modes import MODES
 from ..sources import LEVELS
+from .episode_spec import EpisodeSpec
 
 PROMPT_BUDGET = 12_500
 PROTOCOLS = ("native", "mint")
@@ -36,14 +35,13 @@ def compact(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def first_request(con: duckdb.DuckDBPyConnection, instance_id: str, *, mode: str = "tools",
-                  protocol: str = "native", max_steps: int = DEFAULT_MAX_STEPS, max_turns: int = 1,
-                  privacy: bool = False, options: AgentOptions | None = None) -> dict:
+def first_request(con: duckdb.DuckDBPyConnection, instance_id: str, spec: EpisodeSpec = EpisodeSpec(),
+                  options: AgentOptions | None = None) -> dict:
     """The first request an `openai` run sends for the instance (the model's name aside)."""
-    env = Environment(con, instance_id, make_mode(mode))
+    env = Environment(con, instance_id, spec.make_mode())
     try:
-        codec = codec_for(protocol, privacy)
-        messages = codec.opening(env, max_steps=max_steps, max_proposals=max_turns)
+        codec = spec.codec()
+        messages = codec.opening(env, max_steps=spec.max_steps, max_proposals=spec.max_turns)
         return (options or AgentOptions()).request(messages, codec.request(env))
     finally:
         env.close()
@@ -78,6 +76,7 @@ def scaffolding_table(con: duckdb.DuckDBPyConnection, *, privacy: bool = False) 
             for protocol in PROTOCOLS:
                 if (mode, protocol) == ("tools", "mint"):
                     continue  # a run of it runs code: --protocol mint implies --mode code
-                request = first_request(con, found[0], mode=mode, protocol=protocol, privacy=privacy)
+                request = first_request(con, found[0], EpisodeSpec(mode=mode, protocol=protocol,
+                                                                   privacy_instructions="on" if privacy else "off"))
                 rows.append((level, mode, protocol, system_chars(request), schema_chars(request)))
     return rows

@@ -2,6 +2,7 @@
 environments (`integrations.verifiers_env`, `integrations.openenv_env`) are made of.
 
     pool = RolloutPool("build/train.duckdb")               # one warehouse, any number of rollouts
+    pool = RolloutPool("build/train.duckdb", EpisodeSpec(mode="context", max_turns=2, feedback="rule"))
     rollout = pool.open("L2-0007")                         # an episode of the engine
     rollout.messages                                       # the system prompt and the task (eval's)
     rollout.tools                                          # the tools and submit_candidates (eval's)
@@ -25,7 +26,8 @@ could write into the world: the tools only read.
 Rewards (`REWARD_WEIGHTS`, documented in docs/training.md): `reward = sum(weights[m] * metrics[m])`
 over the metrics (`METRICS`; with `privacy_metrics`, also the privacy track's `PRIVACY_METRICS`);
 by default `f1` alone (weight 1.0).
-An episode that ends in a harness error (our failure) gets reward 0 and `harness_error = 1`.
+An episode that ends in a harness error (our failure) gets reward 0 and `harness_error = 1`; one
+the endpoint's failure ended (`Rollout.play`), reward 0 and `infrastructure_error = 1`.
 """
 
 from __future__ import annotations
@@ -40,15 +42,18 @@ from pathlib import Path
 import duckdb
 
 from ..episode.answers import SUBMIT_TOOL_NAME
-from ..episode.codecs import NativeCodec, tool_call, tool_call_message
-from ..episode.engine import DEFAULT_MAX_STEPS, Episode, Reply, View
+from ..episode.codecs import tool_call, tool_call_message
+from ..episode.engine import Policy, Reply, View
 from ..episode.environment import Environment
-from ..episode.modes import make_mode
+from ..episode.record import is_harness_error
 from ..episode.tools import HiddenFacts
+from ..levels import level_spec
 from ..errors import UserError
+from ..grading.feedback import FeedbackGiver
 from ..grading.privacy import PRIVACY_COLUMNS, grade_privacy
 from ..grading.scoring import Grader
 from ..warehouse import db
+from .episode_spec import EpisodeSpec
 from .journal import episodes_from_journal
 
 METRICS = ("f1", "exact_match", "precision", "recall", "first_correct", "ndcg", "over_submitted", "parse_ok")
@@ -81,16 +86,16 @@ class Result:
 class Rollout:
     """One episode of the engine whose replies arrive from outside (see the module docstring)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, instance_id: str, *, mode: str = "tools",
-                 max_steps: int = DEFAULT_MAX_STEPS, privacy_instructions: str = "off"):
+    def __init__(self, con: duckdb.DuckDBPyConnection, instance_id: str, spec: EpisodeSpec = EpisodeSpec(),
+                 feedback: FeedbackGiver | None = None):
         self.cursor = con.cursor()        # this rollout's own: rollouts run side by side
         try:
-            self.env = Environment(self.cursor, instance_id, make_mode(mode))
+            self.env = Environment(self.cursor, instance_id, spec.make_mode())
         except BaseException:
             self.cursor.close()
             raise
-        self.codec = NativeCodec(privacy=privacy_instructions == "on")
-        self.episode = Episode(self.env, OutsidePolicy(), self.codec, max_steps=max_steps)
+        self.episode = spec.episode(self.env, OutsidePolicy(), feedback=feedback)
+        self.codec = self.episode.codec
         self.started = time.perf_counter()
 
     @property
@@ -107,9 +112,15 @@ class Rollout:
         return self.episode.messages
 
     @property
+    def request(self) -> dict:
+        """The request's fields besides the messages: the tools (native), or MINT's stop words."""
+        return self.codec.request(self.env)
+
+    @property
     def tools(self) -> list[dict]:
-        """The tools offered, as OpenAI function entries: the level's, then submit_candidates."""
-        return self.codec.request(self.env)["tools"]
+        """The tools offered, as OpenAI function entries: the level's, then submit_candidates (none
+        under MINT's protocol)."""
+        return self.request.get("tools", [])
 
     @property
     def steps_left(self) -> int:
@@ -118,6 +129,12 @@ class Rollout:
     @property
     def done(self) -> bool:
         return self.episode.done
+
+    async def play(self, policy: Policy) -> None:
+        """Let `policy` give every reply until the episode is over (`Episode.play`: an endpoint's
+        failure, InfrastructureError, ends it as infrastructure, as in eval)."""
+        self.episode.policy = policy
+        await self.episode.play()
 
     async def reply(self, message: dict) -> list[dict]:
         """Take the policy's next reply (an assistant message: `content`, `tool_calls`) and step
@@ -157,20 +174,21 @@ class RolloutPool:
     are kept, so scoring a rollout costs milliseconds). Thread-safe: rollouts and scoring may run
     side by side."""
 
-    def __init__(self, db_path: str | Path = db.DEFAULT_DB, *, mode: str = "tools",
-                 max_steps: int = DEFAULT_MAX_STEPS, privacy_instructions: str = "off",
-                 weights: dict[str, float] | None = None, privacy_metrics: bool = False):
+    def __init__(self, db_path: str | Path = db.DEFAULT_DB, spec: EpisodeSpec = EpisodeSpec(), *,
+                 surface: str = "serve-env"):
         if not Path(db_path).exists():
             raise UserError(f"{db_path} does not exist; run `mpcbench build` first (or pass db=PATH)")
-        if privacy_instructions not in ("on", "off"):
-            raise UserError(f"privacy_instructions must be on or off, not {privacy_instructions!r}")
+        self.spec = spec.checked(surface)
+        self.weights = dict(REWARD_WEIGHTS if spec.weights is None else spec.weights)
+        self.privacy_metrics = spec.privacy_metrics or bool(set(self.weights) & set(PRIVACY_METRICS))
+        try:
+            reward_of(dict.fromkeys((*METRICS, *PRIVACY_METRICS), 0.0), self.weights)   # unknown names fail here
+        except ValueError as e:
+            raise UserError(f"--weight: {e}", 2) from None
         self.db_path = Path(db_path)
         self.con = db.open_existing(self.db_path)
-        self.mode, self.max_steps, self.privacy_instructions = mode, max_steps, privacy_instructions
-        self.weights = dict(REWARD_WEIGHTS if weights is None else weights)
-        self.privacy_metrics = privacy_metrics or bool(set(self.weights) & set(PRIVACY_METRICS))
-        reward_of(dict.fromkeys((*METRICS, *PRIVACY_METRICS), 0.0), self.weights)   # unknown names fail here
         self.grader = Grader(self.con)
+        self.feedback = self.spec.feedback_giver(self.con, grader=self.grader)
         self._lock = threading.Lock()
 
     def warm(self) -> None:
@@ -201,8 +219,7 @@ class RolloutPool:
 
     def open(self, instance_id: str) -> Rollout:
         with self._lock:   # DuckDB: cursors are made one at a time
-            return Rollout(self.con, instance_id, mode=self.mode, max_steps=self.max_steps,
-                           privacy_instructions=self.privacy_instructions)
+            return Rollout(self.con, instance_id, self.spec, self.feedback)
 
     def score(self, record: dict) -> Result:
         """The grader's row of a journal record (as `mpcbench eval` scores it), its metrics and reward."""
@@ -210,10 +227,11 @@ class RolloutPool:
         row = None if record.get("error") else self.grader.score(episodes_from_journal([record])).final().get(key)
         if row is None:
             metrics = dict.fromkeys((*METRICS, *(PRIVACY_METRICS if self.privacy_metrics else ())), 0.0)
-            metrics["harness_error"] = 1.0
+            metrics["harness_error"] = float(is_harness_error(record))
+            metrics["infrastructure_error"] = 1.0 - metrics["harness_error"]
             return Result(record, None, 0.0, metrics, record.get("error"))
         metrics = {m: float(row[m] or 0.0) for m in METRICS}
-        metrics["harness_error"] = 0.0
+        metrics["harness_error"] = metrics["infrastructure_error"] = 0.0
         if self.privacy_metrics:
             metrics.update(self.privacy(record))
         return Result(record, row, reward_of(metrics, self.weights), metrics, row.get("failure_cause"))
@@ -255,7 +273,7 @@ def program_messages(con: duckdb.DuckDBPyConnection, program, instance_id: str, 
     cur = con.cursor()
     try:
         with Environment(cur, instance_id) as env:
-            facts = HiddenFacts(env.data) if hidden and env.level == 4 else None
+            facts = HiddenFacts(env.data) if hidden and not level_spec(env.level).tagged else None
             arguments = program.submission(env, None, facts)
             calls = [tool_call(c.tool, c.arguments, f"call_{i}") for i, c in enumerate(env.trace, 1)]
     finally:

@@ -35,15 +35,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..episode.answers import answer_from_record
-from ..episode.codecs import codec_for
-from ..episode.engine import Episode
 from ..episode.record import failed_record, is_harness_error
 from ..episode.environment import Environment
-from ..episode.modes import make_mode
 from ..episode.tools import HiddenFacts
+from ..levels import level_spec
 from ..errors import UserError
 from ..interrupt import EXIT_STATUS, is_interrupt, run_async
-from ..grading.feedback import FeedbackGiver
 from ..grading.scoring import Grader, quick_score
 from ..limiter import AdaptiveLimit
 from ..sandbox import sandbox_status
@@ -234,7 +231,7 @@ async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path:
         journal.close()
         if plan.close is not None:
             await plan.close()
-        if feedback.client is not None:
+        if feedback is not None and feedback.client is not None:
             await feedback.client.aclose()
 
 
@@ -248,7 +245,7 @@ def make_feedback(con, config: EvalConfig, run_dir: Path, replay_of: Path | None
             raise UserError("--feedback llm needs --feedback-model (a model on the same endpoint)")
         client = chat_client(config, config.feedback_model, (replay_of or run_dir) / FEEDBACK_CACHE,
                              replay_only=replay_of is not None, limit=limit)
-    return FeedbackGiver(con, config.feedback, config.feedback_detail, client, grader=grader, protocol=config.protocol)
+    return config.episode_spec().feedback_giver(con, client, grader=grader)
 
 
 def judge_client(config: EvalConfig, run_dir: Path, replay_of: Path | None = None):
@@ -267,17 +264,16 @@ async def run_episode(con, plan: AgentPlan, instance_id: str, level: int, trial:
     """Play one episode through the engine (`episode.engine`): whatever goes wrong ends up in the
     record, never as an exception."""
     started = time.perf_counter()
-    mode = make_mode(config.mode, code_timeout_s=config.code_timeout_s, answer_calls=plan.offline)
+    spec = config.episode_spec()
+    mode = spec.make_mode(answer_calls=plan.offline)
     try:
         env = await asyncio.to_thread(Environment, con, instance_id, mode)
     except Exception as e:  # noqa: BLE001 - the episode could not start: ours, as a harness error
         return failed_record(e, instance_id=instance_id, trial=trial, level=level, agent=plan.agent,
                              model=plan.model, mode=config.mode, latency_s=time.perf_counter() - started)
     try:
-        hidden = HiddenFacts(env.data) if plan.offline and level == 4 else None
-        codec = codec_for(config.protocol, privacy=config.privacy_instructions == "on")
-        episode = Episode(env, plan.make(instance_id, trial), codec, max_steps=config.max_steps,
-                          max_turns=config.max_turns, feedback=feedback, hidden=hidden)
+        hidden = HiddenFacts(env.data) if plan.offline and not level_spec(level).tagged else None
+        episode = spec.episode(env, plan.make(instance_id, trial), feedback=feedback, hidden=hidden)
         await episode.play()
     except Exception as e:  # noqa: BLE001 - the policy could not be made
         return failed_record(e, instance_id=instance_id, trial=trial, level=level, agent=plan.agent,

@@ -27,19 +27,21 @@ from pathlib import Path
 
 import duckdb
 
-from ..episode.codecs import NativeCodec, tool_call, tool_call_message
+from ..episode.codecs import tool_call, tool_call_message
 from ..episode.contract import EndReason
 from ..episode.engine import Episode, Reply, View
 from ..episode.environment import Environment
 from ..errors import UserError
 from ..warehouse import db
 from .config import JOURNAL, RUN_JSON, EvalConfig
+from .episode_spec import fields as episode_fields
 from .journal import Journal, read_journal
 from .plans import plan_episodes
 from .run_setup import prepare_run, write_run_meta
 from .tables import finalize
 
-_SELECTION = ("agent", "levels", "instances", "instance_ids", "max_steps")
+# what a continued run must share with the saved one: the instances and how each episode is played
+_SELECTION = ("agent", "levels", "instances", "instance_ids", *(f.name for f in episode_fields()))
 
 
 class OutsideAgent:
@@ -60,7 +62,9 @@ class ExternalRun:
         self.con, self.config, self.run_dir = con, config, run_dir
         self.episodes, self.todo = episodes, list(todo)
         self.level = episodes[0][1]
-        self.codec = NativeCodec(privacy=config.privacy_instructions == "on")
+        self.spec = config.episode_spec()
+        self.codec = self.spec.codec()
+        self.feedback = self.spec.feedback_giver(con)
         self.journal = Journal(run_dir / JOURNAL)
         self.unwritten = False               # episodes journaled since the tables were last written
         self.episode: Episode | None = None
@@ -79,7 +83,7 @@ class ExternalRun:
         the level's catalog, then submit_candidates); the first instance's once the run is done."""
         if self.env is not None:
             return self.codec.request(self.env)["tools"]
-        with Environment(self.con, self.episodes[0][0]) as env:
+        with Environment(self.con, self.episodes[0][0], self.spec.make_mode()) as env:
             return self.codec.request(env)["tools"]
 
     def instructions(self) -> str:
@@ -110,7 +114,7 @@ class ExternalRun:
             self._finish()
             return (f"error: MPCBench failed on this call ({episode.out.error}); that is not your mistake, and "
                     f"this instance is recorded as a harness error.\n\n{self.task_text()}", True)
-        text = step.messages[-1]["content"]
+        text = "\n\n".join(m["content"] for m in step.messages if m.get("content"))   # a result, then feedback
         is_error = episode.env.trace[-1].error is not None
         if not step.done:
             return text, is_error
@@ -154,8 +158,8 @@ class ExternalRun:
         self.episode = None
         if not self.todo:
             return
-        env = Environment(self.con, self.todo[0][0])
-        self.episode = Episode(env, OutsideAgent(), self.codec, max_steps=self.config.max_steps)
+        env = Environment(self.con, self.todo[0][0], self.spec.make_mode())
+        self.episode = self.spec.episode(env, OutsideAgent(), feedback=self.feedback)
         self.started = time.perf_counter()
 
 

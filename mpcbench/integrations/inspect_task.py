@@ -37,11 +37,11 @@ from openai.types.chat import ChatCompletionMessageParam
 
 # absolute imports: `inspect eval <this file>` loads it as a file, outside the package
 from mpcbench.episode.answers import answer_arguments
-from mpcbench.episode.codecs import NativeCodec
-from mpcbench.episode.engine import DEFAULT_MAX_STEPS, Episode, Reply, View
+from mpcbench.episode.engine import Reply, View
 from mpcbench.episode.environment import Environment
 from mpcbench.errors import InfrastructureError, UserError
 from mpcbench.grading.scoring import Grader, gold_keys
+from mpcbench.harness.episode_spec import EpisodeSpec
 from mpcbench.harness.journal import episodes_from_journal
 from mpcbench.sources import LEVELS
 from mpcbench.warehouse import db
@@ -106,15 +106,17 @@ class InspectPolicy:
 
 
 @solver
-def tool_loop(db_path: str, max_steps: int = DEFAULT_MAX_STEPS, privacy_instructions: bool = False):
-    """The episode engine, with Inspect's model as the policy (`privacy_instructions`: the system
-    prompt states the privacy norm)."""
+def tool_loop(db_path: str, episode_options: dict | None = None):
+    """The episode engine, with Inspect's model as the policy; `episode_options`: the EpisodeSpec's
+    fields (mode, step budget, turns and feedback, privacy instructions)."""
+    spec = EpisodeSpec(**(episode_options or {})).checked("inspect")
+    feedback = spec.feedback_giver(_connection(db_path), grader=_grader(db_path))
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         started = time.perf_counter()
         policy = InspectPolicy(get_model())
-        with Environment(_connection(db_path), str(state.sample_id)) as env:
-            episode = Episode(env, policy, NativeCodec(privacy=privacy_instructions), max_steps=max_steps)
+        with Environment(_connection(db_path), str(state.sample_id), spec.make_mode()) as env:
+            episode = spec.episode(env, policy, feedback=feedback)
             await episode.play()
             state.messages = await _from_openai(episode.messages)
             if policy.output is not None:
@@ -146,15 +148,23 @@ def oracle(db_path: str):
     return score
 
 
+_SPEC = EpisodeSpec()
+
+
 @task
 def scheduling(level: int = 1, db: str = str(db.DEFAULT_DB), instances: int | None = None,
-               max_steps: int = DEFAULT_MAX_STEPS, privacy_instructions: str = "off") -> Task:
-    """MPCBench at one level: propose the N earliest meeting times that break no constraint."""
+               mode: str = _SPEC.mode, protocol: str = _SPEC.protocol, code_timeout_s: float = _SPEC.code_timeout_s,
+               max_steps: int = _SPEC.max_steps, max_turns: int = _SPEC.max_turns, feedback: str = _SPEC.feedback,
+               feedback_detail: str = _SPEC.feedback_detail, feedback_model: str | None = _SPEC.feedback_model,
+               privacy_instructions: str = _SPEC.privacy_instructions) -> Task:
+    """MPCBench at one level: propose the N earliest meeting times that break no constraint. The
+    episode's options are eval's (harness.episode_spec: `-T mode=code -T max_turns=2 -T feedback=rule`)."""
     level, instances = int(level), None if instances is None else int(instances)
     if level not in LEVELS:
         raise UserError(f"level must be 1, 2, 3 or 4, not {level}")
-    if privacy_instructions not in ("on", "off"):
-        raise UserError(f"privacy_instructions must be on or off, not {privacy_instructions!r}")
-    return Task(dataset=dataset(db, level, instances),
-                solver=tool_loop(db, int(max_steps), privacy_instructions == "on"), scorer=oracle(db),
+    spec = EpisodeSpec(mode=mode, protocol=protocol, code_timeout_s=float(code_timeout_s), max_steps=int(max_steps),
+                       max_turns=int(max_turns), feedback=feedback, feedback_detail=feedback_detail,
+                       feedback_model=feedback_model, privacy_instructions=privacy_instructions)
+    spec.checked("inspect")   # a bad option fails here, before any sample
+    return Task(dataset=dataset(db, level, instances), solver=tool_loop(db, spec.options()), scorer=oracle(db),
                 name=f"mpcbench_level{level}")

@@ -2,7 +2,7 @@
 solver's episodes as conversations for `SFTTrainer` (examples/grpo.py, examples/sft.py,
 `mpcbench trajectories`; docs/training.md).
 
-    pool = RolloutPool("build/train.duckdb", mode="context", max_steps=1)
+    pool = RolloutPool("build/train.duckdb", EpisodeSpec(mode="context", max_steps=1))
     rows = grpo_rows(pool, level=1)               # prompt (eval's system prompt and task), instance_id
     reward = EpisodeReward(pool)                  # GRPOTrainer(reward_funcs=[reward], ...)
     reward([row["prompt"]], [[{"role": "assistant", "content": "{...}"}]], instance_id=[row["instance_id"]])

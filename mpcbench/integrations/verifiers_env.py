@@ -26,21 +26,23 @@ reward `mpcbench` = sum(weight * metric) (`weights`, default f1 1.0), and the me
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 from collections import Counter
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_type_hints
 
 import verifiers.v1 as vf
 from openai import AsyncOpenAI
-from pydantic import Field
+from pydantic import Field, create_model
 from verifiers.v1.envs.single_agent import SingleAgentEnvConfig
 
-from mpcbench.episode.engine import DEFAULT_MAX_STEPS
+from mpcbench.episode.engine import Reply, View
 from mpcbench.episode.prompts import system_prompt
-from mpcbench.errors import UserError
+from mpcbench.errors import InfrastructureError, UserError
+from mpcbench.harness.episode_spec import EpisodeSpec
 from mpcbench.harness.rollout import RolloutPool
 from mpcbench.warehouse import db as warehouse
 
@@ -49,8 +51,7 @@ CAUSES = ("answer", "calendar", "policy", "threads", "rooms", "ranking", "too_fe
           "unexplained")
 
 
-class MPCBenchConfig(vf.TasksetConfig):
-    """The options of `vf-eval mpcbench` (`--env.taskset.<name>`)."""
+class _TasksetOptions(vf.TasksetConfig):
     level: int | None = Field(1, ge=1, le=4)
     """The level whose instances are the tasks (1-4; None: every level)."""
     split: str | None = None
@@ -59,16 +60,18 @@ class MPCBenchConfig(vf.TasksetConfig):
     """The warehouse (a DuckDB file or a `build --out` directory); default build/mpcbench.duckdb."""
     instances: int | None = None
     """Each level's first N instances (default: all)."""
-    mode: Literal["tools", "context", "code"] = "tools"
-    """As eval's --mode."""
-    max_steps: int = Field(DEFAULT_MAX_STEPS, ge=1)
-    """Model replies per episode, as eval's --max-steps."""
-    privacy_instructions: Literal["on", "off"] = "off"
-    """on: the system prompt states the privacy norm (eval's --privacy-instructions)."""
-    weights: dict[str, float] | None = None
-    """The reward's weights over the metrics (default {"f1": 1.0, "exact_match": 0.0})."""
-    privacy_metrics: bool = False
-    """The privacy track's figures among the metrics (on when a weight names one)."""
+
+
+def _episode_fields() -> dict[str, Any]:
+    """The episode spec's fields as the config's: the same names, defaults and help."""
+    hints = get_type_hints(EpisodeSpec)
+    return {f.name: (Literal[f.metadata["choices"]] if f.metadata["choices"] else hints[f.name],
+                     Field(f.default, description=f.metadata["help"])) for f in dataclasses.fields(EpisodeSpec)}
+
+
+MPCBenchConfig = create_model("MPCBenchConfig", __base__=_TasksetOptions, __doc__="The options of `vf-eval mpcbench` "
+                              "(`--env.taskset.<name>`): the taskset's, then the episode's (harness.episode_spec).",
+                              **_episode_fields())
 
 
 class MPCBenchData(vf.TaskData):
@@ -76,33 +79,47 @@ class MPCBenchData(vf.TaskData):
     instance_id: str
     level: int
     db: str
-    mode: str
-    max_steps: int
-    privacy_instructions: str
-    weights: dict[str, float] | None
-    privacy_metrics: bool
+    episode: dict[str, Any]     # EpisodeSpec's fields
 
 
 class MPCBenchState(vf.State):
     result: dict | None = None   # the harness's scored episode: reward, metrics, failure cause
 
 
-ROLLOUT_OPTIONS = ("db", "mode", "max_steps", "privacy_instructions", "weights", "privacy_metrics")
+def episode_of(config) -> EpisodeSpec:
+    return EpisodeSpec(**{f.name: getattr(config, f.name) for f in dataclasses.fields(EpisodeSpec)})
 
 
-def pool_for(options) -> RolloutPool:
-    """The pool of a set of rollout options (the config's or a task's data: both carry them)."""
-    return _pool(json.dumps({name: getattr(options, name) for name in ROLLOUT_OPTIONS}, sort_keys=True))
+def pool_for(db: str, episode: EpisodeSpec) -> RolloutPool:
+    """The pool of a warehouse and the episode's options."""
+    return _pool(json.dumps({"db": db, "episode": dataclasses.asdict(episode)}, sort_keys=True))
 
 
 @cache
 def _pool(options: str) -> RolloutPool:
     """One pool per process and set of options: a warehouse opened once for every rollout."""
     o = json.loads(options)
-    pool = RolloutPool(o["db"], mode=o["mode"], max_steps=o["max_steps"], privacy_instructions=o["privacy_instructions"],
-                       weights=o["weights"], privacy_metrics=o["privacy_metrics"])
+    pool = RolloutPool(o["db"], EpisodeSpec(**o["episode"]), surface="verifiers")
     pool.warm()
     return pool
+
+
+class EndpointModel:
+    """The model behind verifiers' interception endpoint as a policy of the engine: a call that
+    fails is the endpoint's failure (InfrastructureError), which ends the episode as such."""
+
+    name = "verifiers"
+
+    def __init__(self, client: AsyncOpenAI, model: str):
+        self.client, self.model = client, model
+
+    async def reply(self, view: View) -> Reply:
+        try:
+            response = await self.client.chat.completions.create(model=self.model, messages=view.messages,  # type: ignore[arg-type]
+                                                                 **view.request)
+        except Exception as e:  # noqa: BLE001 - whatever the endpoint raised: the episode ends as infrastructure
+            raise InfrastructureError("endpoint", f"{type(e).__name__}: {e}") from e
+        return Reply(response.choices[0].message.model_dump(exclude_none=True))
 
 
 def cause_metric(cause: str | None) -> str | None:
@@ -139,13 +156,13 @@ class MPCBenchTaskset(vf.Taskset[MPCBenchTask, MPCBenchConfig]):
         c = self.config
         if c.db is None:
             c.db = str(Path(warehouse.DEFAULT_DB).with_name(f"{c.split}.duckdb") if c.split else warehouse.DEFAULT_DB)
-        try:   # a missing warehouse, another split, an unknown weight: one line, not a traceback
-            pool = pool_for(c)
+        try:   # a missing warehouse, another split, a bad option: one line, not a traceback
+            episode = episode_of(c)
+            pool = pool_for(c.db, episode)
             if c.split is not None and pool.split() != c.split:
                 raise UserError(f"{c.db} holds the {pool.split()} split, not {c.split}")
         except (UserError, ValueError) as e:
             raise SystemExit(f"mpcbench: {e}") from None
-        options = {name: getattr(c, name) for name in ROLLOUT_OPTIONS}
         tasks, per_level = [], Counter[int]()
         for instance_id, level, prompt in pool.instances(c.level):   # eval's order
             per_level[level] += 1
@@ -153,8 +170,8 @@ class MPCBenchTaskset(vf.Taskset[MPCBenchTask, MPCBenchConfig]):
                 # the prompts are eval's, for the trace's record: the harness sends the episode's own
                 tasks.append(MPCBenchTask(MPCBenchData(
                     id=instance_id, name=instance_id, instance_id=instance_id, level=level, prompt=prompt,
-                    system_prompt=system_prompt(level, mode=c.mode, privacy=c.privacy_instructions == "on"),
-                    **options), c.task))
+                    system_prompt=system_prompt(level, mode=pool.spec.mode, privacy=episode.privacy_instructions == "on"),
+                    db=c.db, episode=dataclasses.asdict(episode)), c.task))
         return tasks
 
 
@@ -172,14 +189,11 @@ class MPCBenchHarness(vf.Harness[MPCBenchHarnessConfig]):
     async def launch(self, ctx, trace: vf.Trace, runtime, endpoint: str, secret: str, mcp_urls: dict[str, str],
                      data: vf.TaskData, **kwargs) -> vf.ProgramResult:
         assert isinstance(data, MPCBenchData), type(data)
-        pool = pool_for(data)
+        pool = pool_for(data.db, EpisodeSpec(**data.episode))
         rollout = await asyncio.to_thread(pool.open, data.instance_id)
         async with AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0) as client:
             try:
-                while not rollout.done:
-                    request: dict[str, Any] = {"model": ctx.model, "messages": rollout.messages, "tools": rollout.tools}
-                    response = await client.chat.completions.create(**request)
-                    await rollout.reply(response.choices[0].message.model_dump(exclude_none=True))
+                await rollout.play(EndpointModel(client, ctx.model))
             finally:
                 result = await asyncio.to_thread(pool.finish, rollout)
         metrics = {**result.metrics, **{f"failure_{c}": 0.0 for c in CAUSES}}
