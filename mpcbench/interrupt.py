@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from types import FrameType
 
 EXIT_STATUS = 130
+WHILE_STARTING = "interrupted while starting; nothing was saved"   # a press before a command runs
 _pressed = False
 T = TypeVar("T")
 

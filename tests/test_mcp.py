@@ -115,7 +115,7 @@ def test_a_run_serves_its_instances_in_turn_and_continues_where_it_stopped(db_pa
     task, reply = asyncio.run(_session(first, one))
     assert "Task L2-0001 (1 of 3)" in task and "Task L2-0002 (2 of 3)" in reply
 
-    with pytest.raises(UserError, match="other levels"):
+    with pytest.raises(UserError, match=r"holds a run with other options: --levels 1 \(the run: 2\)"):
         serve(db_path, out, levels=(1,), instances=3)
     again = serve(db_path, out, levels=(2,), instances=3)
 

@@ -14,7 +14,7 @@ import typer
 from typer.core import TyperGroup
 
 from ..errors import UserError
-from ..interrupt import EXIT_STATUS, is_interrupt, leaving, watch
+from ..interrupt import EXIT_STATUS, WHILE_STARTING, is_interrupt, leaving, watch
 from ..legacy import cli as legacy
 from . import dataset, integrations, runs, tools, warehouse
 from .common import err, fail, report_error
@@ -83,7 +83,7 @@ def main() -> None:
         app()
     except KeyboardInterrupt:  # pressed before a command runs (Commands.invoke answers it within one)
         leaving()
-        err.print("[bold red]error:[/] interrupted while starting; nothing was saved", highlight=False)
+        err.print(f"[bold red]error:[/] {WHILE_STARTING}", highlight=False)
         raise SystemExit(EXIT_STATUS) from None
     finally:  # the command is over: a press while Python shuts down must not undo its exit status
         leaving()

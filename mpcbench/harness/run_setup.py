@@ -1,6 +1,7 @@
 """Setting a run up: its directory and id (`run_directory`, `default_run_id`), the config it runs
 with (`prepare_run`: a new run, or a resume checked against the saved one) and its run.json as
-it starts (`write_run_meta`: what ran, on which build, with which options, seeds and versions).
+it starts (`start_run`, `write_run_meta`: what ran, on which build, with which options, seeds and
+versions; the episodes the journal already holds).
 `mpcbench eval` and the outside drivers (`session`) set runs up here."""
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from .. import __version__
 from ..dataset.version import info_dataset_version
 from ..errors import UserError
 from ..grading.scoring import GRADER_VERSION
-from .config import DEFAULT_RUNS_DIR, RUN_FILES, RUN_JSON, EvalConfig
-from .journal import read_run_json, write_json
+from .config import DEFAULT_RUNS_DIR, JOURNAL, RUN_FILES, RUN_JSON, EvalConfig
+from .journal import read_journal, read_run_json, write_json
 from .provenance import build_content_hash, sql_hash, url_host, versions
 
 
@@ -34,7 +35,8 @@ def prepare_run(config: EvalConfig, *, resume: bool, overwrite: bool = False,
     """The run directory (not created yet) and the config to run; on resume, the config saved in
     run.json, with the options of RESUME_MAY_CHANGE taken from `config`. `given` names the
     config fields the user set: on resume, one that differs from the saved run is refused.
-    `overwrite` deletes a previous run's files from the directory first."""
+    `overwrite` deletes a previous run's files from the directory first. eval and the outside
+    drivers (`session`: MCP) set a run up, and check a resume, here alone."""
     run_dir = run_directory(config)
     saved_path = run_dir / RUN_JSON
     if run_dir.exists() and not run_dir.is_dir():
@@ -52,8 +54,8 @@ def prepare_run(config: EvalConfig, *, resume: bool, overwrite: bool = False,
                                               max_retries=config.max_retries, **budget)
         differ = config.differences(config_saved, given)
         if differ:
-            raise UserError(f"--resume: {run_dir} was run with other options: {'; '.join(differ)}. Resume "
-                            "without them, or start a new run with another --out", 2)
+            raise UserError(f"{run_dir} holds a run with other options: {'; '.join(differ)}. Continue it "
+                            "without them, or start a new run in another directory", 2)
         host = (saved.get("options") or {}).get("base_url_host")
         if host and url_host(config.base_url) != host:
             raise UserError(f"--resume: this run used an endpoint at {host}; pass its --base-url again "
@@ -64,6 +66,19 @@ def prepare_run(config: EvalConfig, *, resume: bool, overwrite: bool = False,
                         "again, or choose another --out")
     config.validate()
     return config, run_dir
+
+
+def start_run(con, config: EvalConfig, run_dir: Path, *, agent: str, model: str | None, notes: list[str],
+              planned: int, resume: bool, price: dict | None = None) -> dict[tuple[str, int], dict]:
+    """Create the run directory and write run.json (`write_run_meta`); the episodes its journal
+    already holds (a resumed run's; a half-written last line repaired), by (instance, trial)."""
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"cannot create the run directory {run_dir}: {e.strerror or e}") from None
+    write_run_meta(con, config, run_dir, agent=agent, model=model, notes=notes, planned=planned, resume=resume,
+                   price=price)
+    return read_journal(run_dir / JOURNAL, repair=True)
 
 
 def write_run_meta(con, config: EvalConfig, run_dir: Path, *, agent: str, model: str | None, notes: list[str],

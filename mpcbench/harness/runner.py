@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..episode.answers import answer_from_record
-from ..episode.record import failed_record, is_harness_error
+from ..episode.record import counted_as, failed_record
 from ..episode.environment import Environment
 from ..episode.tools import HiddenFacts
 from ..levels import level_spec
@@ -51,7 +51,7 @@ from .cost import Budget, episode_cost, model_price
 from .journal import Journal, read_journal, read_run_json
 from .plans import (AgentPlan, agent_plan, chat_client, concurrency_limit, plan_episodes, preflight,
                     replayed_protocol)
-from .run_setup import prepare_run, run_directory, write_run_meta
+from .run_setup import prepare_run, run_directory, start_run
 from .tables import finalize
 
 
@@ -133,13 +133,9 @@ def _start(config: EvalConfig, *, resume: bool, retry_errors: bool, overwrite: b
             episodes = plan_episodes(con, config)
         if not episodes:
             raise UserError("no instances match --levels / --instances / --instance")
-        try:
-            run_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise UserError(f"cannot create the run directory {run_dir}: {e.strerror or e}") from None
-        write_run_meta(con, config, run_dir, agent=plan.agent, model=plan.model, notes=plan.notes,
-                       planned=len(episodes), resume=resume, price=price)
-        return _run(con, config, plan, episodes, run_dir, price, retry_errors=retry_errors, progress=progress)
+        done = start_run(con, config, run_dir, agent=plan.agent, model=plan.model, notes=plan.notes,
+                         planned=len(episodes), resume=resume, price=price)
+        return _run(con, config, plan, episodes, done, run_dir, price, retry_errors=retry_errors, progress=progress)
     finally:
         con.close()
 
@@ -154,12 +150,11 @@ def interrupted(run_dir: Path, saved: int) -> UserError:
                      f"mpcbench eval --resume --out {run_dir}", EXIT_STATUS)
 
 
-def _run(con, config: EvalConfig, plan: AgentPlan, episodes, run_dir: Path, price: dict | None, *,
+def _run(con, config: EvalConfig, plan: AgentPlan, episodes, done: dict, run_dir: Path, price: dict | None, *,
          retry_errors: bool, progress: Progress) -> EvalResult:
-    """Run the episodes the journal lacks (and, with `retry_errors`, those that failed) and write
-    the tables."""
+    """Run the episodes the journal lacks (`done`: those it holds; with `retry_errors`, also those
+    that failed) and write the tables."""
     journal_path = run_dir / JOURNAL
-    done = read_journal(journal_path, repair=True)
     todo = [(i, level, t) for i, level, t in episodes
             if (i, t) not in done or (retry_errors and done[(i, t)].get("error"))]
     progress.start(len(episodes), len(episodes) - len(todo))
@@ -181,9 +176,11 @@ def _run(con, config: EvalConfig, plan: AgentPlan, episodes, run_dir: Path, pric
         stopped = (f"stopped at the --max-cost budget: US${budget.spent:.4f} spent of US${config.max_cost_usd:g}; "
                    f"{budget.skipped} episode(s) not run (finish with --resume --out {run_dir} and a higher "
                    "--max-cost)")
-    records = [r for r in read_journal(journal_path).values() if r.get("error")]
-    harness = [r for r in records if is_harness_error(r)]
-    errors = [r["error"] for r in records if not is_harness_error(r)]
+    by_count: dict[str | None, list[dict]] = {}
+    for record in read_journal(journal_path).values():
+        by_count.setdefault(counted_as(record), []).append(record)
+    harness = by_count.get("harness_errors", [])
+    errors = [r["error"] for r in by_count.get("infrastructure_errors", [])]
     return EvalResult(run_dir, run_dir.name, result["summary"], len(episodes), ran - budget.skipped, stopped,
                       infrastructure_errors=len(errors), first_error=errors[0] if errors else None,
                       harness_errors=len(harness), first_harness_error=harness[0] if harness else None)

@@ -21,7 +21,6 @@ says so.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from pathlib import Path
 
@@ -35,13 +34,13 @@ from ..errors import UserError
 from ..warehouse import db
 from .config import JOURNAL, RUN_JSON, EvalConfig
 from .episode_spec import fields as episode_fields
-from .journal import Journal, read_journal
+from .journal import Journal
 from .plans import plan_episodes
-from .run_setup import prepare_run, write_run_meta
+from .run_setup import prepare_run, start_run
 from .tables import finalize
 
 # what a continued run must share with the saved one: the instances and how each episode is played
-_SELECTION = ("agent", "levels", "instances", "instance_ids", *(f.name for f in episode_fields()))
+_SELECTION = frozenset({"agent", "levels", "instances", "instance_ids", *(f.name for f in episode_fields())})
 
 
 class OutsideAgent:
@@ -165,16 +164,10 @@ class ExternalRun:
 
 def open_external_run(config: EvalConfig) -> ExternalRun:
     """Start the run in `config.out` (default build/runs/<run_id>), or continue the run already
-    there when it has the same selection of instances."""
-    resume = False
-    if config.out and (Path(config.out) / RUN_JSON).exists():
-        resume = True
-        saved = json.loads((Path(config.out) / RUN_JSON).read_text()).get("options") or {}
-        wanted = config.public()
-        differ = [k for k in _SELECTION if json.dumps(saved.get(k)) != json.dumps(wanted.get(k))]
-        if differ:
-            raise UserError(f"{config.out} holds a run with other {', '.join(differ)}; choose another --run")
-    config, run_dir = prepare_run(config, resume=resume)
+    there when it has the same selection of instances and episode options (checked as eval's
+    --resume checks them: `run_setup.prepare_run`)."""
+    resume = config.out is not None and (Path(config.out) / RUN_JSON).exists()
+    config, run_dir = prepare_run(config, resume=resume, given=_SELECTION)
     db_path = Path(config.db)
     if not db_path.exists():
         raise UserError(f"{db_path} does not exist; run `mpcbench build` first (or pass --db)")
@@ -186,10 +179,8 @@ def open_external_run(config: EvalConfig) -> ExternalRun:
         levels = sorted({level for _, level, _ in episodes})
         if len(levels) > 1:
             raise UserError(f"serve one level at a time (the instances are of levels {levels}); pass --level")
-        run_dir.mkdir(parents=True, exist_ok=True)  # prepare_run creates nothing
-        write_run_meta(con, config, run_dir, agent=config.agent, model=config.model,
-                       notes=["an outside agent, served over MCP"], planned=len(episodes), resume=resume)
-        done = read_journal(run_dir / JOURNAL, repair=True)
+        done = start_run(con, config, run_dir, agent=config.agent, model=config.model,
+                         notes=["an outside agent, served over MCP"], planned=len(episodes), resume=resume)
         todo = [e for e in episodes if (e[0], e[2]) not in done]
         return ExternalRun(con, config, run_dir, episodes, todo)
     except BaseException:
