@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..episode.answers import answer_from_record
-from ..episode.record import counted_as, failed_record
+from ..episode.record import counted_as, failed_record, unscored
 from ..episode.environment import Environment
 from ..episode.tools import HiddenFacts
 from ..levels import level_spec
@@ -156,7 +156,7 @@ def _run(con, config: EvalConfig, plan: AgentPlan, episodes, done: dict, run_dir
     that failed) and write the tables."""
     journal_path = run_dir / JOURNAL
     todo = [(i, level, t) for i, level, t in episodes
-            if (i, t) not in done or (retry_errors and done[(i, t)].get("error"))]
+            if (i, t) not in done or (retry_errors and unscored(done[(i, t)]))]
     progress.start(len(episodes), len(episodes) - len(todo))
     grader = Grader(con)   # one for the run: the gold, the feedback and the tables
     try:
@@ -215,7 +215,7 @@ async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path:
             if record is None:  # left unrun: the --max-cost budget
                 continue
             await asyncio.to_thread(journal.append, record)  # serialized: one append at a time
-            if record["error"]:
+            if unscored(record):
                 progress.episode(record, None, None)
             else:
                 answer = answer_from_record(record["answers"][-1], record["level"])
