@@ -43,7 +43,6 @@ from ..errors import UserError
 from ..interrupt import EXIT_STATUS, is_interrupt, run_async
 from ..grading.scoring import Grader, quick_score
 from ..limiter import AdaptiveLimit
-from ..sandbox import sandbox_status
 from ..warehouse import db
 from .config import (EXTERNAL, FEEDBACK_CACHE, JOURNAL, PRIVACY_JUDGE_CACHE, RUN_JSON,
                      EvalConfig)
@@ -110,10 +109,6 @@ def _start(config: EvalConfig, *, resume: bool, retry_errors: bool, overwrite: b
                         f"`mpcbench {config.agent} --run {run_dir}`")
     if config.agent == "replay":
         config = replayed_protocol(config)
-    if config.mode == "code":
-        ok, why = sandbox_status()
-        if not ok:  # never unsandboxed
-            raise UserError(f"--mode code needs a sandbox: {why}")
     progress = progress or Progress()
     con = db.open_existing(Path(config.db))
     try:
