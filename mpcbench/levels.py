@@ -48,6 +48,7 @@ _TABLE = (
 )
 LEVEL = {level.number: level for level in _TABLE}
 LEVELS = tuple(LEVEL)   # the benchmark's levels; level 4 is the held-harder one
+LEVEL_NAMES = ", ".join(map(str, LEVELS))   # as messages list them: "1, 2, 3, 4"
 
 
 def level_spec(number: int) -> Level:

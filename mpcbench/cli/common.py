@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..errors import UserError
-from ..sources import LEVELS
+from ..levels import LEVEL_NAMES, LEVELS
 from ..warehouse import db
 
 
@@ -47,5 +47,5 @@ def parse_levels(text: str) -> tuple[int, ...]:
     except ValueError:
         levels = ()
     if not levels or not set(levels) <= set(LEVELS):
-        fail(f"--levels takes a comma-separated subset of 1,2,3,4, not {text!r}", 2)
+        fail(f"--levels takes a comma-separated subset of {LEVEL_NAMES}, not {text!r}", 2)
     return levels

@@ -23,7 +23,7 @@ from .episode_options import episode_options
 @episode_options("mcp")
 def mcp_command(
     instance: Annotated[str | None, typer.Option(help="Serve this one instance, e.g. L3-0007.")] = None,
-    level: Annotated[int | None, typer.Option(min=1, max=4, help="Serve the instances of this level, one after "
+    level: Annotated[int | None, typer.Option(min=min(LEVELS), max=max(LEVELS), help="Serve the instances of this level, one after "
                                                                  "another.")] = None,
     instances: Annotated[int | None, typer.Option(min=1, help="With --level: the first N instances.")] = None,
     run: Annotated[Path | None, typer.Option(help="The run directory (default build/runs/<run_id>); a run "
@@ -69,7 +69,7 @@ def mcp_command(
 
 @episode_options("serve-env")
 def serve_env_command(
-    level: Annotated[int | None, typer.Option(min=1, max=4, help="Serve the instances of this level (default: "
+    level: Annotated[int | None, typer.Option(min=min(LEVELS), max=max(LEVELS), help="Serve the instances of this level (default: "
                                                                  "all).")] = None,
     port: Annotated[int, typer.Option(min=1, max=65535, help="The port to listen on.")] = 8000,
     host: Annotated[str, typer.Option(help="The address to listen on.")] = "127.0.0.1",
@@ -101,7 +101,7 @@ def serve_env_command(
 def trajectories_command(
     out: Annotated[Path, typer.Option(help="The directory to write the Hugging Face dataset to (save_to_disk).")],
     agent: Annotated[str, typer.Option(help="The offline agent whose episodes are written.")] = "scripted",
-    level: Annotated[int | None, typer.Option(min=1, max=4, help="Only this level (default: all).")] = None,
+    level: Annotated[int | None, typer.Option(min=min(LEVELS), max=max(LEVELS), help="Only this level (default: all).")] = None,
     db_path: DbOption = db.DEFAULT_DB,
 ) -> None:
     """Write the scripted solver's episodes of a train (or dev) warehouse as a Hugging Face dataset

@@ -10,6 +10,7 @@ import duckdb
 import typer
 
 from ..episode.answers import submit_tool
+from ..levels import LEVEL_NAMES, LEVELS
 from ..episode.toolfiles import catalog
 from ..episode.environment import Environment
 from ..errors import HarnessError
@@ -18,7 +19,7 @@ from ..warehouse import db
 app = typer.Typer(help="The agent tools: each level's catalog, and single calls as an agent makes them.",
                   no_args_is_help=True, add_completion=False)
 
-LevelOption = Annotated[int, typer.Option("--level", min=1, max=4, help="The level: 1, 2, 3 or 4.")]
+LevelOption = Annotated[int, typer.Option("--level", min=min(LEVELS), max=max(LEVELS), help=f"The level: {LEVEL_NAMES}.")]
 
 
 def _fail(message: str, code: int = 1) -> None:

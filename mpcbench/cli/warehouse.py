@@ -18,6 +18,7 @@ from sqlglot import exp
 from .. import __version__
 from ..dataset.version import DATASET_VERSION, KEY as DATASET_VERSION_KEY, info_dataset_version
 from ..errors import UserError
+from ..levels import LEVELS
 from ..warehouse import db
 from ..warehouse.build import BuildError, build
 from ..warehouse.checks import run_checks
@@ -32,7 +33,7 @@ from .common import DbOption, console, err, fail, open_db, parse_levels
 def build_command(
     ctx: typer.Context,
     db_path: DbOption = db.DEFAULT_DB,
-    levels: Annotated[str, typer.Option(help="Levels to build, e.g. 1,2,3.")] = "1,2,3,4",
+    levels: Annotated[str, typer.Option(help="Levels to build, e.g. 1,2,3.")] = ",".join(map(str, LEVELS)),
     instances: Annotated[int | None, typer.Option(min=1, help="Instances per level (default: each world config's).")] = None,
     worlds: Annotated[Path | None, typer.Option(help="Directory of world_level{1,2,3,4}.toml configs.")] = None,
     jobs: Annotated[int | None, typer.Option(min=1, help="Levels built at once, in worker processes (default: "

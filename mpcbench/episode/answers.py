@@ -38,7 +38,7 @@ from typing import Any
 
 import jsonschema
 
-from ..levels import LEVELS, level_spec
+from ..levels import LEVEL_NAMES, LEVELS, level_spec
 from .lenient_json import NOT_JSON, json_values, loads_lenient
 
 SUBMIT_TOOL_NAME = "submit_candidates"
@@ -195,7 +195,7 @@ def _note_text(value: object) -> str | None:
 
 def _check_level(level: int) -> None:
     if level not in LEVELS:
-        raise ValueError(f"level must be 1, 2, 3 or 4, not {level!r}")
+        raise ValueError(f"level must be one of {LEVEL_NAMES}, not {level!r}")
 
 
 def _failed(path: str, error: str) -> ParsedAnswer:

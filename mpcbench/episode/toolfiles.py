@@ -45,6 +45,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+from ..levels import LEVEL_NAMES
 from ..sources import LEVELS, SOURCES
 from ..warehouse.db import SQL_DIR
 from ..kinds import policy_rule_kinds
@@ -275,7 +276,7 @@ def tool_sources() -> dict[str, str]:
 def catalog(level: int) -> list[Tool]:
     """The tools an agent gets at this level (submit_candidates not included), by name."""
     if level not in LEVELS:
-        raise ValueError(f"level must be 1, 2, 3 or 4, not {level!r}")
+        raise ValueError(f"level must be one of {LEVEL_NAMES}, not {level!r}")
     return [tool for tool in all_tools().values() if level in tool.levels]
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..agents.openai_agent import TOOL_CHOICES, AgentOptions
 from ..agents import OFFLINE_AGENTS
 from ..errors import UserError
-from ..sources import LEVELS
+from ..levels import LEVEL_NAMES, LEVELS
 from ..warehouse import db
 from .episode_spec import EpisodeSpec
 from .episode_spec import fields as episode_fields
@@ -134,7 +134,7 @@ class EvalConfig:
         if self.trials < 1 or self.concurrency < 1:
             raise UserError("--trials and --concurrency must be at least 1")
         if not set(self.levels) <= set(LEVELS) or not self.levels:
-            raise UserError("--levels takes a subset of 1,2,3,4")
+            raise UserError(f"--levels takes a subset of {LEVEL_NAMES}")
         if self.max_cost_usd is not None and (self.max_cost_usd <= 0 or self.agent != "openai"):
             raise UserError("--max-cost takes a positive amount in US$ and applies to --agent openai")
         if self.tool_choice not in TOOL_CHOICES:

@@ -43,7 +43,7 @@ from mpcbench.errors import InfrastructureError, UserError
 from mpcbench.grading.scoring import Grader, gold_keys
 from mpcbench.harness.episode_spec import EpisodeSpec
 from mpcbench.harness.journal import episodes_from_journal
-from mpcbench.sources import LEVELS
+from mpcbench.levels import LEVEL_NAMES, LEVELS
 from mpcbench.warehouse import db
 
 RECORD = "mpcbench_record"      # the episode's journal record, in the sample's store
@@ -161,7 +161,7 @@ def scheduling(level: int = 1, db: str = str(db.DEFAULT_DB), instances: int | No
     episode's options are eval's (harness.episode_spec: `-T mode=code -T max_turns=2 -T feedback=rule`)."""
     level, instances = int(level), None if instances is None else int(instances)
     if level not in LEVELS:
-        raise UserError(f"level must be 1, 2, 3 or 4, not {level}")
+        raise UserError(f"level must be one of {LEVEL_NAMES}, not {level}")
     spec = EpisodeSpec(mode=mode, protocol=protocol, code_timeout_s=float(code_timeout_s), max_steps=int(max_steps),
                        max_turns=int(max_turns), feedback=feedback, feedback_detail=feedback_detail,
                        feedback_model=feedback_model, privacy_instructions=privacy_instructions)

@@ -7,7 +7,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..levels import LEVELS, level_spec
+from ..levels import LEVEL_NAMES, LEVELS, level_spec
 from .policies import check_distribution
 
 
@@ -104,7 +104,7 @@ def load_world_config(path: Path) -> WorldConfig:
     except (TypeError, ValueError, AttributeError) as err:
         raise ConfigError(f"{path}: a value has the wrong type or format: {err}") from None
     if config.level not in LEVELS:
-        raise ConfigError(f"{path}: world.level must be 1, 2, 3 or 4")
+        raise ConfigError(f"{path}: world.level must be one of {LEVEL_NAMES}")
     _check_privacy(path, config.privacy)
     if level_spec(config.level).rooms and not config.rooms:
         raise ConfigError(f"{path}: a level-{config.level} world needs a [rooms] table")
