@@ -32,7 +32,7 @@ def test_the_docs_show_the_detectors_figures_on_the_blind_set():
     assert all((n.language == "en") == found.readable for n, found in blind_verdicts(notes, context))
 
 
-@pytest.mark.parametrize("name, size", [("fresh_notes_dev", 120), ("fresh_notes_test", 100)])
+@pytest.mark.parametrize("name, size", [("fresh_notes_dev", 120), ("fresh_notes_test", 100), ("fresh_notes_test_2", 70)])
 def test_the_fresh_sets_are_sound_and_the_docs_show_what_the_detector_gives_on_them(name, size):
     """Two more sets written apart from the detector (tests/data/fresh_notes.md): about real items
     of their worlds, named by their owners' real names, and docs/privacy.md's tables recomputed."""
