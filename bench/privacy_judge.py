@@ -7,7 +7,8 @@ the project, beside the attribution detector, on any OpenAI-compatible endpoint.
 The notes are spread evenly over the file (every k-th). Each note is judged over the items of its instance's participants (as `judge-audit --privacy`
 asks about a blind note), one request per note. Counted per (note, item) pair against the note's
 labels: precision and recall of the judge and of the detector on the same notes, the notes the
-judge gave no usable answer for, and the seconds per note (this machine, this server).
+judge gave no usable answer for, and the seconds per note (this machine, this server). `--smoke`:
+three notes, judged by a stand-in endpoint in this process that says the first item is disclosed.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from mpcbench.grading.leak_labels import blind_verdicts, load_blind, load_context
@@ -66,12 +69,39 @@ async def main(args) -> None:
     print(f"detector (attribution): {rates(detector)}")
 
 
+class StandIn(BaseHTTPRequestHandler):
+    """A chat endpoint that always answers that item 1 is disclosed (--smoke)."""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        body = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "stand-in",
+                           "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                               "role": "assistant", "content": '{"disclosed": [1]}'}}],
+                           "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True)
-    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--model", default="stand-in")
+    parser.add_argument("--base-url")
+    parser.add_argument("--smoke", action="store_true", help="Three notes, a stand-in endpoint.")
     parser.add_argument("--notes", default="tests/data/fresh_notes_test.jsonl")
     parser.add_argument("--limit", type=int, default=30)
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--max-tokens", type=int, default=256)
-    asyncio.run(main(parser.parse_args()))
+    args = parser.parse_args()
+    if args.smoke:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        args.base_url, args.limit = f"http://127.0.0.1:{server.server_port}/v1", 3
+    if not args.base_url:
+        parser.error("--base-url is required (or --smoke)")
+    asyncio.run(main(args))
