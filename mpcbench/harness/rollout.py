@@ -90,7 +90,7 @@ class Rollout:
                  feedback: FeedbackGiver | None = None):
         self.cursor = con.cursor()        # this rollout's own: rollouts run side by side
         try:
-            self.env = Environment(self.cursor, instance_id, spec.make_mode())
+            self.env = spec.environment(self.cursor, instance_id)
         except BaseException:
             self.cursor.close()
             raise

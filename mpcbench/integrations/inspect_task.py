@@ -38,7 +38,6 @@ from openai.types.chat import ChatCompletionMessageParam
 # absolute imports: `inspect eval <this file>` loads it as a file, outside the package
 from mpcbench.episode.answers import answer_arguments
 from mpcbench.episode.engine import Reply, View
-from mpcbench.episode.environment import Environment
 from mpcbench.errors import InfrastructureError, UserError
 from mpcbench.grading.scoring import Grader, gold_keys
 from mpcbench.harness.episode_spec import EpisodeSpec
@@ -115,7 +114,7 @@ def tool_loop(db_path: str, episode_options: dict | None = None):
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         started = time.perf_counter()
         policy = InspectPolicy(get_model())
-        with Environment(_connection(db_path), str(state.sample_id), spec.make_mode()) as env:
+        with spec.environment(_connection(db_path), str(state.sample_id)) as env:
             episode = spec.episode(env, policy, feedback=feedback)
             await episode.play()
             state.messages = await _from_openai(episode.messages)
