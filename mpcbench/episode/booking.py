@@ -30,6 +30,7 @@ from .toolfiles import ToolError
 
 TIME = "%Y-%m-%dT%H:%M"
 AUTHOR = "assistant"   # who the agent's messages are from
+FINISH_TOOL = "finish"   # ends a booking episode (the engine's answer, as submit_candidates ends proposing)
 
 _OVERLAY = """
 create temp table agent_events (world_id varchar, event_id varchar, title varchar, starts_at timestamp,
@@ -91,6 +92,9 @@ def write_specs(level: int) -> list[ToolSpec]:
                                   "text": {"type": "string", "minLength": 1, "maxLength": 2000,
                                            "description": "The message."}},
                                "required": ["thread_id", "text"]}))
+    tools.append(ToolSpec(FINISH_TOOL, "End the task once the meeting is booked (and confirmed): the state you "
+                                       "leave is the answer. A plain-text reply ends it too.",
+                          {"type": "object", "properties": {}}))
     return tools
 
 
@@ -168,6 +172,10 @@ class Overlay:
         self._own(event_id)
         self.con.execute("update agent_events set status = 'cancelled' where event_id = $id", {"id": event_id})
         return f"Cancelled {event_id}."
+
+    def finish(self) -> str:
+        events = [e for e in self.final["events"] if e["status"] != "cancelled"]
+        return f"Finished with {len(events)} booking(s) and {len(self.final['messages'])} message(s)."
 
     def post_message(self, thread_id: str, text: str) -> str:
         if not self._q("select 1 from threads where world_id = $w and thread_id = $t", t=thread_id):

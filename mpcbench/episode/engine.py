@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..errors import InfrastructureError, ModelLimitError
 from .answers import SUBMIT_TOOL_NAME, ParsedAnswer, parse_submission, parse_text_answer
+from .booking import FINISH_TOOL
 from .codecs import Action, ActionKind, Budget, Codec, codec_for
 from .contract import AgentOutput, EndReason, ToolCall
 from .environment import Environment, sent_text
@@ -291,6 +292,9 @@ class Episode:
                     out.answer = answer  # the last attempt, if nothing valid comes
             elif action.kind == ActionKind.CALL:
                 text = await asyncio.to_thread(self.env.call, action.name, action.arguments, turn=turn)
+                if self.env.task == "book" and action.name == FINISH_TOOL and self.env.trace[-1].error is None:
+                    self.messages.append(self.codec.result(action, text, self.budget()))
+                    return True   # the booking episode's answer: the state it left
             else:
                 out.invalid_actions += 1
                 text = action.content

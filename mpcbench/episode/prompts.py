@@ -90,7 +90,7 @@ _BOOK = """
 This time, do not list candidates: book the meeting. Book one meeting at the earliest valid start
 (the first of the candidates the request asks for){room}, for exactly the meeting's participants,
 with create_event.{thread} Write nothing else (cancel_event undoes a booking of yours). When it is
-done, reply with a short plain-text summary: that reply ends the conversation."""
+done, call finish (or reply in plain text): that ends the conversation."""
 
 
 def booking_request(request: str, level: int) -> str:

@@ -42,6 +42,7 @@ from pathlib import Path
 import duckdb
 
 from ..episode.answers import SUBMIT_TOOL_NAME
+from ..episode.booking import FINISH_TOOL
 from ..episode.codecs import tool_call, tool_call_message
 from ..episode.engine import Policy, Reply, View
 from ..episode.environment import Environment
@@ -288,10 +289,9 @@ def program_messages(con: duckdb.DuckDBPyConnection, program, instance_id: str, 
             calls = [tool_call(c.tool, c.arguments, f"call_{i}") for i, c in enumerate(env.trace, 1)]
     finally:
         cur.close()
-    if task == "book":   # its writes are among the calls; a text reply ends a booking episode
-        return ([tool_call_message(*calls)] if batch else [tool_call_message(c) for c in calls]) + \
-            [{"role": "assistant", "content": "Done."}]
-    calls.append(tool_call(SUBMIT_TOOL_NAME, arguments, f"call_{len(calls) + 1}"))
+    # a booking episode's writes are among its calls; `finish` ends it
+    calls.append(tool_call(FINISH_TOOL, {}, f"call_{len(calls) + 1}") if task == "book" else
+                 tool_call(SUBMIT_TOOL_NAME, arguments, f"call_{len(calls) + 1}"))
     if batch:
         return [tool_call_message(*calls)]
     return [tool_call_message(c) for c in calls]

@@ -2,8 +2,8 @@
 -- first candidate. Success is exactly one live booking, at the gold start and lasting the
 -- meeting's duration, with exactly the required participants, in the gold room where the level
 -- books rooms (no room where it does not), one confirmation in a thread of the instance's project
--- that states the start (YYYY-MM-DD and HH:MM; and the room where there is one) where the level has
--- threads (no message where it has none), and nothing else written.
+-- that states the booking's start (YYYY-MM-DD and HH:MM; and its room where it has one) where the
+-- level has threads (no message where it has none), and nothing else written.
 -- column: instance_id  The instance.
 -- column: trial  The episode's trial.
 -- column: level  The instance's level.
@@ -14,7 +14,7 @@
 -- column: attendees_ok  Exactly one live booking, whose attendees are exactly the required participants.
 -- column: room_ok  Exactly one live booking, in the gold room (levels with rooms) or in none (levels without).
 -- column: confirmation_ok  Levels with threads: exactly one message, in a thread of the project, stating
---   the gold start's date and time (and room); levels without: no message.
+--   the one live booking's date and start time (and room); levels without: no message.
 -- column: extra_writes  Writes beyond the one booking and the one confirmation: every further event
 --   created (cancelled or not) and every further message.
 -- column: task_success  All of the parts, and no extra write.
@@ -67,10 +67,10 @@ parts as (
         coalesce(b.live = 1 and b.attendees = r.people, false) as attendees_ok,
         coalesce(b.live = 1 and b.room_id is not distinct from g.room_id, false) as room_ok,
         case when exists (select 1 from level_sources as s where s.level = e.level and s.source = 'threads')
-            then coalesce(p.posted = 1 and p.in_project = 1
-                          and contains(p.text, strftime(g.starts_at, '%Y-%m-%d'))
-                          and contains(p.text, strftime(g.starts_at, '%H:%M'))
-                          and (g.room_id is null or contains(p.text, g.room_id)), false)
+            then coalesce(p.posted = 1 and p.in_project = 1 and b.live = 1
+                          and contains(p.text, strftime(b.starts_at, '%Y-%m-%d'))
+                          and contains(p.text, strftime(b.starts_at, '%H:%M'))
+                          and (b.room_id is null or contains(p.text, b.room_id)), false)
             else coalesce(p.posted, 0) = 0 end as confirmation_ok,
         greatest(coalesce(b.made, 0) - 1, 0) + greatest(coalesce(p.posted, 0) - 1, 0) as extra_writes
     from grading_booking_episodes as e
