@@ -52,10 +52,10 @@ RUNS_SCHEMA = {
     "protocol": S, "code_tool_calls": I, "cells": I, "invalid_actions": I,
     "rows_read": I, "over_read_personal": I, "sensitive_shown_beyond_need": I, "note_covers_answer": B, "disclosed": I,
     "disclosed_unattributed": I, "disclosed_verbatim": I, "disclosed_category": I, "note_language": S,
-    JUDGE_COLUMN: I, "dataset_version": S,
+    JUDGE_COLUMN: I,
     # the booking task (--task book; null for propose): grading/booking.py
     "task": S, "task_success": B, "booked_start_ok": B, "attendees_ok": B, "room_ok": B, "confirmation_ok": B,
-    "extra_writes": I, "confirmation_disclosed": I,
+    "extra_writes": I, "confirmation_disclosed": I, "dataset_version": S,
 }
 CANDIDATES_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "position": I, "start": S, "room_id": S,
