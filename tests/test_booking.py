@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import hashlib
 import json
@@ -12,9 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from mpcbench.agents.booking import confirmation
+from mpcbench.agents.offline import ScriptedAgent
 from mpcbench.agents.scripted import plan_task
 from mpcbench.cli import app
-from mpcbench.episode.codecs import NativeCodec
+from mpcbench.episode.codecs import NativeCodec, tool_call, tool_call_message
 from mpcbench.episode.environment import Environment
 from mpcbench.errors import UserError
 from mpcbench.grading.booking import grade_booking
@@ -22,7 +24,9 @@ from mpcbench.grading.privacy import grade_privacy
 from mpcbench.grading.scoring import GradedEpisode, Grader, TurnAnswer
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.episode_spec import EpisodeSpec
+from mpcbench.harness.rollout import RolloutPool, program_messages
 from mpcbench.harness.runner import run_eval
+from mpcbench.harness.session import open_external_run
 
 WRITES = {"create_event", "cancel_event", "reserve_room", "post_message", "finish"}
 
@@ -214,3 +218,44 @@ def test_eval_books_right_with_the_scripted_agent_and_leaves_the_warehouse_as_it
     proposing = run_eval(EvalConfig(agent="scripted", db=str(db_path), levels=(1,), out=str(tmp_path / "p")))
     plain = pl.read_parquet(proposing.run_dir / "runs.parquet")
     assert plain["task"].to_list() == ["propose"] * len(plain) and plain["task_success"].is_null().all()
+
+
+def test_an_mcp_agent_books_and_finishes_with_tool_calls_only(db_path, con, tmp_path):
+    instance = _first(con, 2)
+    run = open_external_run(EvalConfig(agent="mcp", task="book", db=str(db_path), instance_ids=(instance,),
+                                       levels=(2,), out=str(tmp_path / "mcp")))
+    try:
+        names = {entry["function"]["name"] for entry in run.tool_entries()}
+        assert "finish" in names and "submit_candidates" not in names
+        with Environment(con, instance, task="book") as env:   # the scripted solver's own reading
+            task, (start, room) = _solved(env)
+            thread = _thread(env, task)
+        assert run.call("create_event", _event(task, start, room))[0].startswith("Booked bk-1")
+        run.call("post_message", {"thread_id": thread, "text": confirmation(start, room)})
+        text, is_error = run.call("finish", {})
+        assert not is_error and "Recorded for" in text and run.task() is None
+    finally:
+        run.close()
+    runs = pl.read_parquet(tmp_path / "mcp" / "runs.parquet")
+    assert runs["task_success"].to_list() == [True]
+
+
+def test_the_training_reward_is_evals_task_success(db_path, con):
+    pool = RolloutPool(db_path, EpisodeSpec(task="book"))
+    try:
+        for level in (1, 3):
+            instance = _first(con, level)
+            rollout = pool.open(instance)
+            for message in program_messages(con, ScriptedAgent(), instance, task="book"):
+                asyncio.run(rollout.reply(message))
+            result = pool.finish(rollout)
+            assert result.reward == result.metrics["task_success"] == 1.0, (instance, result.metrics)
+            rollout = pool.open(instance)   # books the right start for one participant too few
+            with Environment(con, instance, task="book") as env:
+                task, (start, room) = _solved(env)
+            call = tool_call("create_event", _event(task, start, room, attendees=task.participants[:1]), "c1")
+            asyncio.run(rollout.reply(tool_call_message(call, tool_call("finish", {}, "c2"))))
+            result = pool.finish(rollout)
+            assert result.reward == 0.0 and result.metrics["booked_start_ok"] == 1.0
+    finally:
+        pool.close()
