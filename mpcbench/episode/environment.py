@@ -7,7 +7,9 @@
     env.close()
 
 What an agent may read: `instance_id`, `level`, `n_given` (N where the prompt states it, levels
-1-2), `request` (the instance prompt alone), `prompt`, `tools`, `functions` (the level's data
+1-2), `task` (`propose`, or `book`: the write tools of `episode.booking` too, and `booked()` the
+state they left as an answer), `request` (the instance prompt alone), `prompt` (with the booking
+task's words after the request), `tools`, `functions` (the level's data
 tools: offered in tools mode, callable from cells in code mode), `trace` (every call, as
 tool_calls.parquet stores it, each with the raw rows it returned: `ToolCall.source_rows`) and
 `prompt_rows` (the raw rows the prompt itself shows: context mode's sources). Nothing else:
