@@ -16,7 +16,7 @@ from fake_openai import FakeOpenAI, reply_text
 from mpcbench.cli import app
 from mpcbench.episode.engine import DEFAULT_MAX_STEPS
 from mpcbench.errors import UserError
-from mpcbench.harness import ablation, runner
+from mpcbench.harness import ablation, run_setup
 from mpcbench.harness.ablation import run_ablation
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.runner import run_eval
@@ -96,7 +96,7 @@ def test_mint_implies_code_mode_and_refuses_offline_baselines():
 
 
 def test_code_mode_refuses_in_one_line_where_no_sandbox_starts(db_path, tmp_path, monkeypatch):
-    monkeypatch.setattr(runner, "sandbox_status", lambda: (False, "code sandbox cannot start: no bwrap"))
+    monkeypatch.setattr(run_setup, "sandbox_status", lambda: (False, "code sandbox cannot start: no bwrap"))
     with pytest.raises(UserError, match="^--mode code needs a sandbox: code sandbox cannot start: no bwrap$"):
         run_eval(EvalConfig(agent="scripted", db=str(db_path), mode="code", out=str(tmp_path / "x")))
 

@@ -16,11 +16,13 @@ import typer
 from typer.testing import CliRunner
 
 from evalkit import submission
+from sandboxkit import needs_sandbox
 from mpcbench.cli import app
 from mpcbench.episode.answers import SUBMIT_TOOL_NAME
 from mpcbench.episode.codecs import tool_call, tool_call_message
 from mpcbench.episode.context import CONTEXT_HEADER
 from mpcbench.episode.contract import EndReason
+from mpcbench.episode.environment import Environment
 from mpcbench.errors import InfrastructureError, UserError
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.episode_spec import SURFACES, EpisodeSpec, fields, flag, surface_table
@@ -187,3 +189,22 @@ def test_the_docs_surface_table_is_the_specs():
     for surface in SURFACES.values():     # each refusal's reason is in the docs
         for reason in surface.refuses.values():
             assert " ".join(reason.split()) in " ".join(text.split()), reason
+
+
+@needs_sandbox
+def test_an_mcp_run_in_code_mode_offers_the_python_tool_with_the_data_tools_inside(db_path, con, golds, tmp_path):
+    with Environment(con, "L1-0001") as env:
+        clock = env.call("get_current_time", {})
+    run = open_external_run(EvalConfig(agent="mcp", db=str(db_path), out=str(tmp_path / "run"), levels=(1,),
+                                       instance_ids=("L1-0001",), mode="code"))
+    try:
+        assert [t["function"]["name"] for t in run.tool_entries()] == ["python", SUBMIT_TOOL_NAME]
+        text, is_error = run.call("python", {"code": "print(get_current_time())"})
+        assert not is_error and text.strip() == clock.strip()   # the tool's text, called inside the sandbox
+        text, _ = run.call(SUBMIT_TOOL_NAME, submission(golds["L1-0001"], 1))
+        assert "Recorded for L1-0001" in text
+    finally:
+        run.close()
+    record = json.loads((tmp_path / "run" / "journal.jsonl").read_text().splitlines()[0])
+    tools = [c["tool"] for c in record["tool_calls"]]    # the data tools the cell called, then the submission
+    assert record["mode"] == "code" and tools[0] == "get_current_time" and tools[-1] == SUBMIT_TOOL_NAME

@@ -14,21 +14,14 @@ from .everyday import EverydayAgent
 from .privacy import LeakyAgent, OverReaderAgent
 from .offline import ScriptedAgent
 
-OFFLINE_AGENTS = ("scripted", "everyday", "calendar-only", "random", "leaky", "over-reader")
+# the offline agents, registered here alone: each by its class's `name`
+_PROGRAMS = (ScriptedAgent, EverydayAgent, CalendarOnlyAgent, RandomAgent, LeakyAgent, OverReaderAgent)
+OFFLINE_AGENTS = tuple(program.name for program in _PROGRAMS)
 
 
 def make_agent(name: str, seed: int = 0):
-    """An offline agent by name (see OFFLINE_AGENTS)."""
-    if name == "scripted":
-        return ScriptedAgent()
-    if name == "everyday":
-        return EverydayAgent()
-    if name == "calendar-only":
-        return CalendarOnlyAgent()
-    if name == "random":
-        return RandomAgent(seed)
-    if name == "leaky":
-        return LeakyAgent()
-    if name == "over-reader":
-        return OverReaderAgent()
+    """An offline agent by name (see OFFLINE_AGENTS); `seed` for the random one."""
+    for program in _PROGRAMS:
+        if program.name == name:
+            return program(seed) if program is RandomAgent else program()
     raise ValueError(f"no offline agent {name!r}; choose one of {', '.join(OFFLINE_AGENTS)}")

@@ -10,7 +10,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, Text
                            TimeRemainingColumn)
 from rich.table import Table
 
-from ..episode.record import COUNTS, counted_as
+from ..episode.record import COUNTS, counted_as, unscored
 from ..harness.ablation import run_ablation
 from ..harness.config import AGENTS, EvalConfig
 from ..harness.dry_run import dry_run as dry_run_plan
@@ -43,7 +43,7 @@ class BarProgress(EvalProgress):
         self.task = self.bar.add_task(self.name, total=total, completed=done, stats="")
 
     def episode(self, record: dict, f1: float | None, exact: bool | None) -> None:
-        if not record.get("error"):
+        if not unscored(record):
             self.f1.append(f1 or 0.0)
             self.em += bool(exact)
         if (counted := counted_as(record)) is not None:

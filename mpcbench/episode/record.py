@@ -24,11 +24,21 @@ HARNESS_ERROR = EndReason.HARNESS_ERROR.value
 JOURNAL_VERSION = 1
 
 
+_UNSCORED_ENDS = frozenset(reason.value for reason in EndReason if not reason.scored)
+
+
+def unscored(record: Mapping[str, Any]) -> bool:
+    """An error ended the episode (the endpoint's or ours; `EndReason.scored` is False): a journal
+    record or a runs.parquet row alike, by its `end`; one written before `end` was, by its `error`."""
+    end = record.get("end")
+    return end in _UNSCORED_ENDS if end else bool(record.get("error"))
+
+
 def error_kind(record: Mapping[str, Any]) -> str | None:
     """The kind of a record's (or a runs.parquet row's) error: `harness_error`, or an
     infrastructure error's kind (`rate_limit`, `feedback_timeout`, ...); None without an error.
     A journal written before `error_kind` was recorded gives it as the error's first word."""
-    if not record.get("error"):
+    if not unscored(record):
         return None
     return record.get("error_kind") or str(record["error"]).split(":", 1)[0]
 
@@ -36,7 +46,7 @@ def error_kind(record: Mapping[str, Any]) -> str | None:
 def error_message(record: Mapping[str, Any]) -> str | None:
     """The message of a record's error, without its kind; None without an error. A journal
     written before errors kept their message in `end_detail` gives the error's text after the kind."""
-    if not record.get("error"):
+    if not unscored(record):
         return None
     if record.get("end_detail") is not None:
         return record["end_detail"]
@@ -57,7 +67,7 @@ def counted_as(record: Mapping[str, Any]) -> str | None:
     limit; one without a readable answer is out of steps (`step_budget`: it spent --max-steps
     before answering) or a parse failure (it answered, unreadably); None for a scored episode
     with a readable answer."""
-    if record.get("error"):
+    if unscored(record):
         return "harness_errors" if is_harness_error(record) else "infrastructure_errors"
     limit = record.get("end") if record.get("end") in MODEL_LIMITS else record.get("failure_cause")
     if limit in MODEL_LIMITS:

@@ -21,10 +21,9 @@ from .episode_spec import fields as episode_fields
 from .provenance import url_host
 
 
-OFFLINE = OFFLINE_AGENTS
-AGENTS = ("openai", *OFFLINE, "memoriser", "replay")   # memoriser: agents/memoriser.py, fitted on --train-db
+AGENTS = ("openai", *OFFLINE_AGENTS, "memoriser", "replay")   # memoriser: agents/memoriser.py, fitted on --train-db
 EXTERNAL = ("mcp",)                         # agents outside the harness, served by `mpcbench mcp`
-CODE_AGENTS = ("openai", "scripted", "replay")
+CODE_AGENTS = ("openai", "scripted", "replay", "mcp")   # mcp: the outside agent calls the python tool
 JOURNAL = "journal.jsonl"
 CACHE = "llm_cache.jsonl"
 FEEDBACK_CACHE = "feedback_cache.jsonl"

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import duckdb
 
-from ..agents import make_agent
+from ..agents import OFFLINE_AGENTS, make_agent
 from ..agents.code_solver import ScriptedCodeAgent, ScriptedMintModel
 from ..agents.memoriser import MemoriserAgent, fit_from
 from ..agents.openai_agent import AgentOptions, ChatPolicy
@@ -23,7 +23,7 @@ from ..interrupt import run_async
 from ..limiter import AdaptiveLimit
 from ..llm import ChatClient, EndpointConfig, ResponseCache
 from .endpoint import ServerInfo, probe_endpoint
-from .config import CACHE, OFFLINE, RUN_JSON, EvalConfig, parse_shard
+from .config import CACHE, RUN_JSON, EvalConfig, parse_shard
 from .journal import recorded_run
 
 
@@ -101,7 +101,7 @@ def agent_plan(config: EvalConfig, run_dir: Path, limit: AdaptiveLimit | None = 
     if config.agent == "memoriser":
         memory = fit_from(config.train_db)   # once: every episode reads with the same memory
         return AgentPlan(lambda instance_id, trial: ProgramPolicy(MemoriserAgent(memory)), True, config.agent, None)
-    if config.agent in OFFLINE:
+    if config.agent in OFFLINE_AGENTS:
         return AgentPlan(lambda instance_id, trial: ProgramPolicy(make_agent(config.agent,
                                                                              (config.seed or 0) + trial - 1)),
                          True, config.agent, None)

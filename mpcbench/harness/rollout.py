@@ -46,7 +46,7 @@ from ..episode.booking import FINISH_TOOL
 from ..episode.codecs import tool_call, tool_call_message
 from ..episode.engine import Policy, Reply, View
 from ..episode.environment import Environment
-from ..episode.record import is_harness_error
+from ..episode.record import is_harness_error, unscored
 from ..episode.tools import HiddenFacts
 from ..levels import level_spec
 from ..errors import UserError
@@ -232,7 +232,7 @@ class RolloutPool:
     def score(self, record: dict) -> Result:
         """The grader's row of a journal record (as `mpcbench eval` scores it), its metrics and reward."""
         key = (record["instance_id"], int(record["trial"]))
-        row = None if record.get("error") else self.grader.score(episodes_from_journal([record])).final().get(key)
+        row = None if unscored(record) else self.grader.score(episodes_from_journal([record])).final().get(key)
         if row is None:
             metrics = dict.fromkeys((*METRICS, *(PRIVACY_METRICS if self.privacy_metrics else ()), *self.booking), 0.0)
             metrics["harness_error"] = float(is_harness_error(record))

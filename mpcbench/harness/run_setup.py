@@ -15,6 +15,7 @@ from .. import __version__
 from ..dataset.version import info_dataset_version
 from ..errors import UserError
 from ..grading.scoring import GRADER_VERSION
+from ..sandbox import sandbox_status
 from .config import DEFAULT_RUNS_DIR, JOURNAL, RUN_FILES, RUN_JSON, EvalConfig
 from .journal import read_journal, read_run_json, write_json
 from .provenance import build_content_hash, sql_hash, url_host, versions
@@ -65,6 +66,10 @@ def prepare_run(config: EvalConfig, *, resume: bool, overwrite: bool = False,
         raise UserError(f"{run_dir} already holds a run; use --resume to finish it, --overwrite to start it "
                         "again, or choose another --out")
     config.validate()
+    if config.mode == "code":
+        ok, why = sandbox_status()
+        if not ok:  # never unsandboxed
+            raise UserError(f"--mode code needs a sandbox: {why}")
     return config, run_dir
 
 

@@ -35,14 +35,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..episode.answers import answer_from_record
-from ..episode.record import counted_as, failed_record
+from ..episode.record import counted_as, failed_record, unscored
 from ..episode.tools import HiddenFacts
 from ..levels import level_spec
 from ..errors import UserError
 from ..interrupt import EXIT_STATUS, is_interrupt, run_async
 from ..grading.scoring import Grader, quick_score
 from ..limiter import AdaptiveLimit
-from ..sandbox import sandbox_status
 from ..warehouse import db
 from .config import (EXTERNAL, FEEDBACK_CACHE, JOURNAL, PRIVACY_JUDGE_CACHE, RUN_JSON,
                      EvalConfig)
@@ -109,10 +108,6 @@ def _start(config: EvalConfig, *, resume: bool, retry_errors: bool, overwrite: b
                         f"`mpcbench {config.agent} --run {run_dir}`")
     if config.agent == "replay":
         config = replayed_protocol(config)
-    if config.mode == "code":
-        ok, why = sandbox_status()
-        if not ok:  # never unsandboxed
-            raise UserError(f"--mode code needs a sandbox: {why}")
     progress = progress or Progress()
     con = db.open_existing(Path(config.db))
     try:
@@ -155,7 +150,7 @@ def _run(con, config: EvalConfig, plan: AgentPlan, episodes, done: dict, run_dir
     that failed) and write the tables."""
     journal_path = run_dir / JOURNAL
     todo = [(i, level, t) for i, level, t in episodes
-            if (i, t) not in done or (retry_errors and done[(i, t)].get("error"))]
+            if (i, t) not in done or (retry_errors and unscored(done[(i, t)]))]
     progress.start(len(episodes), len(episodes) - len(todo))
     grader = Grader(con)   # one for the run: the gold, the feedback and the tables
     try:
@@ -214,7 +209,7 @@ async def _run_all(con, config: EvalConfig, plan: AgentPlan, todo, journal_path:
             if record is None:  # left unrun: the --max-cost budget
                 continue
             await asyncio.to_thread(journal.append, record)  # serialized: one append at a time
-            if record["error"]:
+            if unscored(record):
                 progress.episode(record, None, None)
             else:
                 answer = answer_from_record(record["answers"][-1], record["level"])

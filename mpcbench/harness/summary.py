@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..episode.record import count_episodes
+from ..episode.record import count_episodes, unscored
 
 
 def summarize(runs: list[dict]) -> list[dict]:
@@ -12,7 +12,7 @@ def summarize(runs: list[dict]) -> list[dict]:
     out = []
     for level in sorted({r["level"] for r in runs}):
         rows = [r for r in runs if r["level"] == level]
-        scored = [r for r in rows if not r.get("error")]
+        scored = [r for r in rows if not unscored(r)]
         n = len(scored)
         out.append({
             "level": level, "episodes": len(rows), "scored": n,

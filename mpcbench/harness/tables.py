@@ -23,7 +23,7 @@ import polars as pl
 from ..dataset.version import warehouse_dataset_version
 from ..episode.answers import SUBMIT_TOOL_NAME
 from ..episode.code import PYTHON_TOOL
-from ..episode.record import HARNESS_ERROR, count_episodes, error_kind, is_harness_error
+from ..episode.record import HARNESS_ERROR, count_episodes, error_kind, is_harness_error, unscored
 from ..episode.toolfiles import tool_sources
 from ..grading.booking import grade_booking
 from ..grading.privacy import DISCLOSURE_COLUMNS, JUDGE_COLUMN, grade_privacy
@@ -140,11 +140,11 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
                "protocol": options.get("protocol", "native"), "invalid_actions": rec.get("invalid_actions", 0),
                "code_tool_calls": sum(1 for c in calls if c.get("via") == "code"),
                "cells": sum(1 for c in calls if c["tool"] == PYTHON_TOOL and c.get("via", "native") == "native"),
-               "solved_turn": None if rec.get("error") else solved.get(key),
+               "solved_turn": None if unscored(rec) else solved.get(key),
                "cost_usd": episode_cost(meta.get("price"), rec.get("prompt_tokens"), rec.get("completion_tokens"))}
         if row["reference_tool_calls"] is not None:
             row["extra_tool_calls"] = max(len(calls) - row["reference_tool_calls"], 0)
-        if rec.get("error"):
+        if unscored(rec):
             kind = error_kind(rec)
             row.update({"error_kind": kind, "failure_cause": HARNESS_ERROR if kind == HARNESS_ERROR else "infrastructure"})
         else:

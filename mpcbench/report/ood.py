@@ -10,6 +10,7 @@ pair differs in wording only.
 
 from __future__ import annotations
 
+from ..episode.record import unscored
 from .load import Run
 from .stats import bootstrap_ci
 
@@ -23,7 +24,7 @@ def _who(run: Run) -> tuple[str, str, str]:
 
 
 def _scored(runs: list[Run], level: int) -> list[dict]:
-    return [r for run in runs for r in run.runs.to_dicts() if r["level"] == level and not r.get("error")]
+    return [r for run in runs for r in run.runs.to_dicts() if r["level"] == level and not unscored(r)]
 
 
 def _cell(rows: list[dict]) -> tuple[float, str]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ..episode.record import count_episodes
+from ..episode.record import count_episodes, unscored
 from ..model_limits import CAUSES as MODEL_LIMITS
 from ..sources import SOURCES
 from .load import ABLATION_CODE_CONFIGS, ABLATION_CONFIGS, Run, run_labels
@@ -25,7 +25,7 @@ OUTCOME_ORDER = ("exact match", *SOURCES, "ranking", "too few candidates",
 
 def outcome(row: dict) -> str:
     """The one outcome an episode counts under in the stacked plot."""
-    if row.get("error"):
+    if unscored(row):
         return "infrastructure error"
     if row.get("exact_match"):
         return "exact match"
@@ -80,7 +80,7 @@ class Group:
 
     @property
     def scored(self) -> list[dict]:
-        return [r for r in self.rows if not r.get("error")]
+        return [r for r in self.rows if not unscored(r)]
 
 
 def groups_of(runs: list[Run]) -> list[Group]:
@@ -212,7 +212,7 @@ def infra_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
     for g in groups:
         kinds: dict[str, list[dict]] = {}
         for r in g.rows:
-            if r.get("error"):
+            if unscored(r):
                 kinds.setdefault(r.get("error_kind") or "error", []).append(r)
         for kind, rows in sorted(kinds.items()):
             body.append([f"Level {g.level}", g.label, kind, str(len(rows)), (rows[0]["error"] or "")[:120]])

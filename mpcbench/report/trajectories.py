@@ -25,7 +25,7 @@ import duckdb
 import polars as pl
 
 from ..episode.answers import SUBMIT_TOOL_NAME
-from ..episode.record import is_harness_error
+from ..episode.record import is_harness_error, unscored
 from ..episode.environment import Environment
 from ..errors import UserError
 from ..harness.journal import read_journal
@@ -206,7 +206,7 @@ def episode_html(rec: dict, row: dict | None, candidates: list[dict], failures: 
     failed = "harness error" if is_harness_error(rec) else "infrastructure error"
     out = [f"<p><a href='index.html'>← all episodes of this run</a></p><h1>{_e(title)}</h1>"]
     if row:
-        status = (f"<span class='bad'>{failed}: {_e(row['error'])}</span>" if row.get("error") else
+        status = (f"<span class='bad'>{failed}: {_e(row['error'])}</span>" if unscored(row) else
                   f"F1 {row['f1']:.2f} · {'exact match' if row['exact_match'] else 'not an exact match'}"
                   + (f" · primary cause {_e(row['failure_cause'])} ({_e(row['failure_stage'] or '—')}): "
                      f"{_e(row.get('failure_detail') or '')}" if row.get("failure_cause") else ""))
@@ -256,7 +256,7 @@ def episode_html(rec: dict, row: dict | None, candidates: list[dict], failures: 
         verdict = "" if not row or row.get("task_success") is None else \
             f" · task success: {'yes' if row['task_success'] else 'no'}"
         out.append(f"<h2>Final state{verdict}</h2><pre>{_e(json.dumps(rec['writes'], indent=2))}</pre>")
-    if rec.get("error"):
+    if unscored(rec):
         out.append(f"<p class='bad'>The episode ended in an {failed}: {_e(rec['error'])}</p>")
     return _page(title, "".join(out))
 
@@ -308,7 +308,7 @@ def _write_run(run: Run, label: str, directory: Path, which: str,
     index, pages = [], 0
     for key in sorted(rows, key=lambda k: (rows[k]["level"], k)):
         row, rec = rows[key], journal.get(key)
-        failed = bool(row.get("error")) or row.get("solved_turn") != 1  # a wrong answer at some turn
+        failed = unscored(row) or row.get("solved_turn") != 1  # a wrong answer at some turn
         name = f"{_slug(key[0])}-t{key[1]}.html"
         link = "not in the journal" if rec is None else "not written (--trajectories failed)"
         if rec is not None and (which == "all" or failed):
@@ -317,7 +317,7 @@ def _write_run(run: Run, label: str, directory: Path, which: str,
                 rec, row, candidates.get(key, []), failures.get(key, []), texts, title,
                 [d["phrase"] for d in disclosures.get(key, [])], beyond.get(key)))
             link, pages = f"<a href='{_e(name)}'>open</a>", pages + 1
-        outcome = ("infrastructure error" if row.get("error") else
+        outcome = ("infrastructure error" if unscored(row) else
                    "exact match" if row.get("exact_match") else _e(row.get("failure_cause")))
         index.append([_e(key[0]), str(key[1]), str(row["level"]),
                       "—" if row.get("f1") is None else f"{row['f1']:.2f}", outcome, link])
