@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 
 from ..episode.environment import Environment
 from .booking import book
-from .scripted import Hidden, plan_task, read_prompt, submission
+from .scripted import Hidden, plan, plan_task, read_prompt, submission
 
 
 class OfflineAgent(ABC):
@@ -41,9 +41,10 @@ class ScriptedAgent:
     name = "scripted"
 
     def submission(self, env: Environment, feedback: str | None, hidden: Hidden | None) -> dict:
+        if env.task == "book":
+            task, found = plan_task(env, hidden)
+            book(env, task, found)
+            return {}
         if feedback is None:
-            task, self.found = plan_task(env, hidden)
-            if env.task == "book":
-                book(env, task, self.found)
-                return {}
+            self.found = plan(env, hidden)
         return submission(env.level, self.found)  # it is right the first time: feedback has nothing to add
