@@ -67,8 +67,9 @@ def _grade(con, env: Environment, trial: int = 1) -> dict:
 
 def test_task_is_an_option_of_every_surface_and_book_needs_tools():
     assert EpisodeSpec().task == "propose"
-    with pytest.raises(UserError, match="--task book"):
-        EpisodeSpec(task="book", mode="context").checked()
+    for refused in ({"mode": "context"}, {"protocol": "mint"}, {"max_turns": 2, "feedback": "rule"}):
+        with pytest.raises(UserError, match="--task book"):
+            EpisodeSpec(task="book", **refused).checked()
     with pytest.raises(UserError, match="must be one of"):
         EpisodeSpec(task="write").checked()
     for command in ("eval", "mcp", "serve-env"):

@@ -97,14 +97,14 @@ def harness_failure(error: BaseException) -> tuple[str, str]:
 
 
 def failed_record(error: BaseException, *, instance_id: str, trial: int, level: int, agent: str, model: str | None,
-                  mode: str, latency_s: float) -> dict[str, Any]:
+                  mode: str, latency_s: float, task: str = "propose") -> dict[str, Any]:
     """The journal line of an episode that could not start (its environment or policy failed)."""
     out = AgentOutput(answer=None)
     message, trace_text = harness_failure(error)
     end_output(out, EndReason.HARNESS_ERROR, HARNESS_ERROR, message)
     return episode_record(instance_id=instance_id, trial=trial, level=level, agent=agent, model=model, mode=mode,
                           output=out, answers=[turn_answer(out, level, 1)], trace=[], latency_s=latency_s,
-                          traceback=trace_text)
+                          traceback=trace_text, task=task)
 
 
 def end_output(out: AgentOutput, reason: EndReason, kind: str | None = None, message: str | None = None) -> None:

@@ -85,9 +85,10 @@ class EpisodeSpec:
                             "starts only from feedback", 2)
         if self.feedback == "llm" and not self.feedback_model:
             raise UserError("--feedback llm needs --feedback-model (a model on the same endpoint)", 2)
-        if self.task == "book" and (self.mode == "context" or self.max_turns > 1):
-            raise UserError("--task book needs tools to write with (--mode tools or code) and one turn: it is "
-                            "graded by the state it leaves, not by answers after feedback", 2)
+        if self.task == "book" and (self.mode == "context" or self.max_turns > 1 or self.protocol == "mint"):
+            raise UserError("--task book needs tools to write with (--mode tools or code, --protocol native: "
+                            "MINT's examples answer with candidates) and one turn: it is graded by the state it "
+                            "leaves, not by answers after feedback", 2)
         for (name, value), reason in SURFACES[surface].refuses.items():
             if getattr(self, name) == value:
                 raise UserError(f"{surface} cannot take {flag(name)} {value}: {reason}", 2)
