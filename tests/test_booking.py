@@ -212,6 +212,7 @@ def test_eval_books_right_with_the_scripted_agent_and_leaves_the_warehouse_as_it
     runs = pl.read_parquet(scripted.run_dir / "runs.parquet")
     assert runs["task"].to_list() == ["book"] * len(runs)
     assert runs["task_success"].all() and runs["extra_writes"].sum() == 0 and runs["confirmation_disclosed"].sum() == 0
+    assert runs["failure_cause"].is_null().all()   # one booking is no "too few candidates"
     baseline = pl.read_parquet(calendar.run_dir / "runs.parquet")
     assert baseline["task_success"].cast(pl.Float64).mean() <= 0.5
     journal = [json.loads(line) for line in (scripted.run_dir / "journal.jsonl").read_text().splitlines()]

@@ -27,7 +27,7 @@ from ..episode.record import HARNESS_ERROR, count_episodes, error_kind, is_harne
 from ..episode.toolfiles import tool_sources
 from ..grading.booking import grade_booking
 from ..grading.privacy import DISCLOSURE_COLUMNS, JUDGE_COLUMN, grade_privacy
-from ..grading.scoring import GRADER_VERSION, Grader, Scored
+from ..grading.scoring import GRADER_VERSION, Grader, Scored, cause_columns
 from ..model_limits import CAUSES as MODEL_LIMITS
 from .config import JOURNAL, RUN_JSON
 from .privacy_judge import run_judge
@@ -155,6 +155,8 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
             row.update(privacy.figures.get(key, {}))
             if key in booking:   # the confirmation is the booking episode's note
                 row.update(booking[key], confirmation_disclosed=row.get("disclosed"))
+                if row["booked_start_ok"]:   # the violation views explain a wrong start only; the parts say the rest
+                    row.update(cause_columns(None))
         row["task"] = rec.get("task", "propose")
         row["dataset_version"] = dataset_version
         runs.append(row)
