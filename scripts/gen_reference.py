@@ -27,6 +27,8 @@ from typer.testing import CliRunner     # noqa: E402
 
 from mpcbench.cli import app            # noqa: E402
 from mpcbench.episode.answers import SUBMIT_TOOL_NAME, submit_tool  # noqa: E402
+from mpcbench.episode.booking import write_specs  # noqa: E402
+from mpcbench.levels import LEVELS  # noqa: E402
 from mpcbench.episode.toolfiles import all_tools  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,7 +84,12 @@ def tools_page() -> str:
     tools = all_tools()
     out += [f"| [`{t.name}`](#{t.name}) | {', '.join(map(str, t.levels))} | {t.source or '—'} |"
             for t in tools.values()]
-    out += [f"| [`{SUBMIT_TOOL_NAME}`](#{SUBMIT_TOOL_NAME}) | 1, 2, 3, 4 | — (the answer) |", ""]
+    out += [f"| [`{SUBMIT_TOOL_NAME}`](#{SUBMIT_TOOL_NAME}) | 1, 2, 3, 4 | — (the answer) |"]
+    writes = {spec.name: [level for level in LEVELS if spec.name in {s.name for s in write_specs(level)}]
+              for spec in write_specs(4)}
+    out += [f"| [`{name}`](#{name}) | {', '.join(map(str, levels))} | — (`--task book` only: a write) |"
+            for name, levels in writes.items()]
+    out.append("")
     for tool in tools.values():
         out += [f"## `{tool.name}`", "", f"`{tool.signature()}`", "", one_line(tool.description), "",
                 f"Level{'s' if len(tool.levels) > 1 else ''} {', '.join(map(str, tool.levels))}; reads {tool.source or 'no source'}.", ""]
@@ -96,6 +103,24 @@ def tools_page() -> str:
             "N = 3) and at levels 3-4 (a room with each start; N is for the agent to find).", ""]
     for level, n in ((1, 3), (3, None)):
         out += [f"Level {level}:", "", "```json", json.dumps(submit_tool(level, n), indent=2), "```", ""]
+    out += ["## The write tools (`--task book`)", "",
+            "A booking episode ([semantics.md](semantics.md#the-booking-task)) offers these instead of",
+            f"`{SUBMIT_TOOL_NAME}`. They write to the episode's own overlay (temporary tables on its cursor;",
+            "the read tools show the writes, the warehouse file is never written), and a write the agent can",
+            "fix (an unknown person, room or thread, a room taken, an overlap with its own booking, a time",
+            "outside the window, a booking that is not its own) answers `error: ...`. `finish` (or a",
+            "plain-text reply) ends the episode. Their schemas at level 4 (levels 1-2 have no `room_id`,",
+            "`reserve_room` or `post_message` where they have no rooms or threads):", ""]
+    for spec in write_specs(4):
+        out += [f"### `{spec.name}`", "", one_line(spec.description), "",
+                f"Levels {', '.join(map(str, writes[spec.name]))}.", ""]
+        properties = spec.parameters.get("properties") or {}
+        if properties:
+            required = set(spec.parameters.get("required") or [])
+            out += ["| argument | type | required | meaning |", "| --- | --- | --- | --- |"]
+            out += [f"| `{name}` | {schema_type(schema)} | {'yes' if name in required else 'no'} "
+                    f"| {one_line(schema.get('description', ''))} |" for name, schema in properties.items()]
+            out.append("")
     return "\n".join(out)
 
 

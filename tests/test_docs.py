@@ -176,6 +176,9 @@ def default_workdir(tmp_path_factory):
     # what `mpcbench build` writes there: the session's default build (tests/evalkit.py), not built again
     (work / DEFAULT_DB).symlink_to(default_db(tmp_path_factory))
     offline_eval(work / DEFAULT_DB, work / "build" / "runs" / "demo", "--instances", "2")
+    # docs/booking.md's episode
+    cli("eval", "--agent", "scripted", "--task", "book", "--db", str(work / DEFAULT_DB), "--instance", "L3-0001",
+        "--out", str(work / "build" / "runs" / "book-l3"))
     return work
 
 

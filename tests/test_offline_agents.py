@@ -75,6 +75,7 @@ class NarrowEnvironment:
         self.instance_id, self.level, self.prompt = inner.instance_id, inner.level, inner.prompt
         self.request, self.n_given, self.mode, self.functions = inner.request, inner.n_given, inner.mode, inner.functions
         self.tools, self.trace, self._call = inner.tools, inner.trace, inner.call
+        self.task, self.writes, self.booked = inner.task, inner.writes, inner.booked
 
     def call(self, name, arguments, *, turn=1):
         return self._call(name, arguments, turn=turn)

@@ -1,5 +1,6 @@
 """The offline agents' shape: a program of the episode engine (`episode.engine.Program`) that
 computes its candidates through `env.call`; and the scripted solver (`agents/scripted.py`) as one.
+In a booking episode they book the first candidate instead (`agents/booking.py`).
 
     await play(ScriptedAgent(), env, hidden=HiddenFacts(env.data))   # level 4 needs the hidden facts
 """
@@ -10,7 +11,8 @@ import datetime as dt
 from abc import ABC, abstractmethod
 
 from ..episode.environment import Environment
-from .scripted import Hidden, plan, submission
+from .booking import book
+from .scripted import Hidden, plan, plan_task, read_prompt, submission
 
 
 class OfflineAgent(ABC):
@@ -22,7 +24,11 @@ class OfflineAgent(ABC):
     name = "offline"
 
     def submission(self, env: Environment, feedback: str | None, hidden: Hidden | None) -> dict:
-        return submission(env.level, self.answer(env, feedback))
+        found = self.answer(env, feedback)
+        if env.task == "book":   # the first start, for the people the prompt names; no thread read, no confirmation
+            book(env, read_prompt(env.request, env.level), found, confirm=False)
+            return {}
+        return submission(env.level, found)
 
     @abstractmethod
     def answer(self, env: Environment, feedback: str | None) -> list[tuple[dt.datetime, str | None]]:
@@ -35,6 +41,10 @@ class ScriptedAgent:
     name = "scripted"
 
     def submission(self, env: Environment, feedback: str | None, hidden: Hidden | None) -> dict:
+        if env.task == "book":
+            task, found = plan_task(env, hidden)
+            book(env, task, found)
+            return {}
         if feedback is None:
             self.found = plan(env, hidden)
         return submission(env.level, self.found)  # it is right the first time: feedback has nothing to add

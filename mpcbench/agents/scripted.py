@@ -507,6 +507,12 @@ def plan(env: Environment, hidden: Hidden | None = None,
          reading: Reading = GRADERS_READING) -> list[tuple[dt.datetime, str | None]]:
     """Read the request and every source it needs through `env.call` (and, at level 4, the facts
     the prose states from `hidden`), then solve, reading what no source settles as `reading` says."""
+    return plan_task(env, hidden, reading)[1]
+
+
+def plan_task(env: Environment, hidden: Hidden | None = None,
+              reading: Reading = GRADERS_READING) -> tuple[Task, list[tuple[dt.datetime, str | None]]]:
+    """`plan`, with the task as the solver read it (its participants, duration and project)."""
     read = Reader(env, hidden)
     spec = level_spec(env.level)
     task = read_prompt(env.request, env.level)
@@ -547,7 +553,7 @@ def plan(env: Environment, hidden: Hidden | None = None,
     if spec.rooms:
         src.rooms = [room for room in read.rooms() if room_fits_statically(task, room)]
         src.bookings = {room["room_id"]: read.bookings(room["room_id"], first, last) for room in src.rooms}
-    return solve(task, src)
+    return task, solve(task, src)
 
 
 def submission(level: int, found: list[tuple[dt.datetime, str | None]], note: str | None = None) -> dict:

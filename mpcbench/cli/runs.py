@@ -69,7 +69,9 @@ def print_summary(title: str, summary: list[dict]) -> None:
     table = Table(title=title)
     harness = any(s.get("harness_errors") for s in summary)
     limits = [cause for cause in ("step_budget", *MODEL_LIMITS) if any(s.get(cause) for s in summary)]  # where any
-    for column in ("level", "episodes", "mean F1", "EM rate", "parse failures", *limits, "infra errors",
+    booking = any("task_success" in s for s in summary)   # --task book
+    for column in ("level", "episodes", "mean F1", "EM rate", *(["task success"] if booking else []),
+                   "parse failures", *limits, "infra errors",
                    *(["harness errors"] if harness else []), "tool calls", "tokens in/out", "cost (US$)"):
         table.add_column(COLUMN_NAMES.get(column, column.replace("_", " ")), justify="right",
                          style="red" if column == "harness errors" else None)
@@ -77,6 +79,7 @@ def print_summary(title: str, summary: list[dict]) -> None:
         table.add_row(str(s["level"]), str(s["episodes"]),
                       "—" if s["mean_f1"] is None else f"{s['mean_f1']:.3f}",
                       "—" if s["em_rate"] is None else f"{s['em_rate']:.0%}",
+                      *([f"{s['task_success']:.0%}" if "task_success" in s else "—"] if booking else []),
                       str(s["parse_failures"]), *(str(s.get(cause, 0)) for cause in limits),
                       str(s["infrastructure_errors"]),
                       *([str(s.get("harness_errors", 0))] if harness else []), f"{s['mean_tool_calls']:.1f}",

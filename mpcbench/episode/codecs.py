@@ -114,11 +114,13 @@ class NativeCodec:
         self.privacy = privacy   # the system prompt states the privacy norm (--privacy-instructions on)
 
     def opening(self, env: Environment, *, max_steps: int, max_proposals: int) -> list[dict]:
-        return [{"role": "system", "content": system_prompt(env.level, mode=env.mode.name, privacy=self.privacy)},
+        return [{"role": "system", "content": system_prompt(env.level, mode=env.mode.name, privacy=self.privacy,
+                                                            task=env.task)},
                 {"role": "user", "content": env.prompt}]
 
     def request(self, env: Environment) -> dict:
-        return {"tools": [spec.openai() for spec in env.tools] + [submit_tool(env.level, env.n_given)]}
+        submit = [submit_tool(env.level, env.n_given)] if env.task == "propose" else []   # book: a text reply ends it
+        return {"tools": [spec.openai() for spec in env.tools] + submit}
 
     def read(self, message: dict, env: Environment) -> tuple[dict, list[Action]]:
         calls = message.get("tool_calls") or []

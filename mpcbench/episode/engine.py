@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..errors import InfrastructureError, ModelLimitError
 from .answers import SUBMIT_TOOL_NAME, ParsedAnswer, parse_submission, parse_text_answer
+from .booking import FINISH_TOOL
 from .codecs import Action, ActionKind, Budget, Codec, codec_for
 from .contract import AgentOutput, EndReason, ToolCall
 from .environment import Environment, sent_text
@@ -123,7 +124,9 @@ class ProgramPolicy:
     async def reply(self, view: View) -> Reply:
         before = len(view.env.trace)
         arguments = await asyncio.to_thread(self.program.submission, view.env, view.feedback, view.hidden)
-        return Reply(view.codec.submission(arguments), steps=len(view.env.trace) - before, final=True)
+        # booking: the program wrote through env.call; a text reply ends the episode
+        message = view.codec.submission(arguments) if view.env.task == "propose" else view.codec.text_answer("Done.")
+        return Reply(message, steps=len(view.env.trace) - before, final=True)
 
 
 def is_policy(agent: Policy | Program) -> TypeIs[Policy]:
@@ -235,6 +238,8 @@ class Episode:
         opens with it), else the episode ends."""
         out, turn = self.out, self.turn
         said = None
+        if self.env.task == "book":
+            out.answer = self.env.booked()
         if self.feedback is not None and out.steps < self.max_steps:
             said = await self.feedback.give(self.env.instance_id, self.env.level, out.answer, turn=turn,
                                             max_turns=self.max_turns)
@@ -249,6 +254,8 @@ class Episode:
         """End the episode for `reason` (an error's `kind` and `message` make `out.error`); the
         current turn's answer, if the turn did not end with one, is the journal's last."""
         end_output(self.out, reason, kind, message)
+        if self.env.task == "book":   # the answer is what the episode booked, however it ended
+            self.out.answer = self.env.booked()
         if len(self.answers) < self.turn:
             self.answers.append(turn_answer(self.out, self.env.level, self.turn))
 
@@ -273,7 +280,10 @@ class Episode:
                 self.proposals += action.kind == ActionKind.SOLUTION
                 out.answer = parse_text_answer(action.content, self.env.level)
                 return True
-            if action.kind == ActionKind.SUBMIT:
+            if action.kind == ActionKind.SUBMIT and self.env.task == "book":
+                text = self.env.refuse(action.name, action.arguments, f"there is no {SUBMIT_TOOL_NAME} when booking: "
+                                       "book with the write tools, then reply in plain text", turn=turn)
+            elif action.kind == ActionKind.SUBMIT:
                 answer = submit(self.env, action.arguments, turn=turn)
                 text = self.env.trace[-1].result
                 if answer.parse_ok:
@@ -282,6 +292,9 @@ class Episode:
                     out.answer = answer  # the last attempt, if nothing valid comes
             elif action.kind == ActionKind.CALL:
                 text = await asyncio.to_thread(self.env.call, action.name, action.arguments, turn=turn)
+                if self.env.task == "book" and action.name == FINISH_TOOL and self.env.trace[-1].error is None:
+                    self.messages.append(self.codec.result(action, text, self.budget()))
+                    return True   # the booking episode's answer: the state it left
             else:
                 out.invalid_actions += 1
                 text = action.content
@@ -297,7 +310,8 @@ class Episode:
         return episode_record(instance_id=self.env.instance_id, trial=trial, level=self.env.level, agent=agent,
                               model=model, mode=self.env.mode.name, output=self.out, answers=self.answers,
                               trace=self.env.trace, latency_s=latency_s, traceback=self.traceback,
-                              prompt_rows=self.env.prompt_rows)
+                              prompt_rows=self.env.prompt_rows, task=self.env.task,
+                              writes=self.env.writes.final if self.env.writes else None)
 
 
 async def play(agent: Policy | Program, env: Environment, *, protocol: str = "native",

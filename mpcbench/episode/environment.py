@@ -7,7 +7,9 @@
     env.close()
 
 What an agent may read: `instance_id`, `level`, `n_given` (N where the prompt states it, levels
-1-2), `request` (the instance prompt alone), `prompt`, `tools`, `functions` (the level's data
+1-2), `task` (`propose`, or `book`: the write tools of `episode.booking` too, and `booked()` the
+state they left as an answer), `request` (the instance prompt alone), `prompt` (with the booking
+task's words after the request), `tools`, `functions` (the level's data
 tools: offered in tools mode, callable from cells in code mode), `trace` (every call, as
 tool_calls.parquet stores it, each with the raw rows it returned: `ToolCall.source_rows`) and
 `prompt_rows` (the raw rows the prompt itself shows: context mode's sources). Nothing else:
@@ -29,9 +31,13 @@ from typing import Protocol
 import duckdb
 
 from ..errors import HarnessError
+from .booking import Overlay, booked_answer
 from .contract import ToolCall, ToolSpec
+from .prompts import booking_request
 from .toolfiles import ToolError
 from .tools import DataTools
+
+TASKS = ("propose", "book")
 
 
 class Mode(Protocol):
@@ -66,12 +72,22 @@ class ToolsMode:
 class Environment:
     """One episode's environment (see the module docstring); a context manager that closes it."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, instance_id: str, mode: Mode | None = None):
+    def __init__(self, con: duckdb.DuckDBPyConnection, instance_id: str, mode: Mode | None = None,
+                 task: str = "propose"):
+        if task not in TASKS:
+            raise ValueError(f"no task {task!r}; the tasks are {', '.join(TASKS)}")
         self.data = DataTools(con, instance_id)
         self.instance_id, self.level, self.n_given = instance_id, self.data.level, self.data.n_given
+        self.task = task
         self.request: str = self.data.prompt
-        self.prompt: str = self.request
-        self.functions: list[ToolSpec] = self.data.specs
+        self.prompt: str = self.request if task == "propose" else booking_request(self.request, self.level)
+        self.writes: Overlay | None = None   # the booking task's write tools and their overlay
+        try:
+            self.writes = Overlay(self.data) if task == "book" else None
+        except BaseException:
+            self.data.close()
+            raise
+        self.functions: list[ToolSpec] = self.data.specs + (self.writes.specs if self.writes else [])
         self.tools: list[ToolSpec] = []
         self.trace: list[ToolCall] = []
         self.prompt_rows: tuple[str, ...] = ()   # the raw rows the prompt shows (context mode)
@@ -94,7 +110,10 @@ class Environment:
         failure = None
         rows: tuple[str, ...] = ()
         try:
-            (text, rows), error = self.data.run_traced(name, arguments), None
+            if self.writes is not None and self.writes.offers(name):
+                text, error = self.writes.run(name, arguments), None
+            else:
+                (text, rows), error = self.data.run_traced(name, arguments), None
         except ToolError as exc:
             error = str(exc)
             text = f"error: {error}"
@@ -108,6 +127,10 @@ class Environment:
         if failure is not None:
             raise failure
         return text
+
+    def booked(self):
+        """The booking task's answer: what the episode booked and posted (None for proposing)."""
+        return None if self.writes is None else booked_answer(self.writes.final)
 
     def refuse(self, name: str, arguments: str | dict | None, error: str, *, turn: int) -> str:
         """Trace a call of a tool this mode does not offer; the error text the agent reads."""

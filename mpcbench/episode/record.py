@@ -97,14 +97,14 @@ def harness_failure(error: BaseException) -> tuple[str, str]:
 
 
 def failed_record(error: BaseException, *, instance_id: str, trial: int, level: int, agent: str, model: str | None,
-                  mode: str, latency_s: float) -> dict[str, Any]:
+                  mode: str, latency_s: float, task: str = "propose") -> dict[str, Any]:
     """The journal line of an episode that could not start (its environment or policy failed)."""
     out = AgentOutput(answer=None)
     message, trace_text = harness_failure(error)
     end_output(out, EndReason.HARNESS_ERROR, HARNESS_ERROR, message)
     return episode_record(instance_id=instance_id, trial=trial, level=level, agent=agent, model=model, mode=mode,
                           output=out, answers=[turn_answer(out, level, 1)], trace=[], latency_s=latency_s,
-                          traceback=trace_text)
+                          traceback=trace_text, task=task)
 
 
 def end_output(out: AgentOutput, reason: EndReason, kind: str | None = None, message: str | None = None) -> None:
@@ -153,9 +153,11 @@ def turn_answer(output: AgentOutput, level: int, turn: int, feedback: str | None
 
 def episode_record(*, instance_id: str, trial: int, level: int, agent: str, model: str | None, mode: str,
                    output: AgentOutput, answers: list[dict], trace: list[ToolCall], latency_s: float,
-                   traceback: str | None = None, prompt_rows: tuple[str, ...] = ()) -> dict[str, Any]:
+                   traceback: str | None = None, prompt_rows: tuple[str, ...] = (), task: str = "propose",
+                   writes: dict | None = None) -> dict[str, Any]:
     """One journal line: everything needed to score the episode again, or to replay it, with the
-    raw rows each call returned and the prompt showed (`prompt_rows`: context mode's sources)."""
+    raw rows each call returned and the prompt showed (`prompt_rows`: context mode's sources);
+    a booking episode (`task` book) also keeps the final state of what it wrote (`writes`)."""
     calls = [{"turn": c.turn, "step": c.step, "tool": c.tool, "arguments": c.arguments,
               "result_chars": len(c.result or ""), "latency_ms": round(c.latency_ms, 3), "error": c.error,
               "via": c.via, "cell": c.cell, "source_rows": list(c.source_rows)}
@@ -166,7 +168,9 @@ def episode_record(*, instance_id: str, trial: int, level: int, agent: str, mode
               "invalid_actions": output.invalid_actions, "latency_s": round(latency_s, 4),
               "end": None if output.end is None else output.end.value, "error": output.error,
               "error_kind": output.error_kind, "end_detail": output.end_detail, "answers": answers, "tool_calls": calls,
-              "prompt_rows": list(prompt_rows), "transcript": output.transcript}
+              "prompt_rows": list(prompt_rows), "transcript": output.transcript, "task": task}
+    if writes is not None:
+        record["writes"] = writes
     if traceback is not None:
         record["traceback"] = traceback
     return record

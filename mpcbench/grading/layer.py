@@ -7,8 +7,10 @@ grading never writes the warehouse file (and grades on a read-only one):
     >>> create_grading(con)
     >>> grading_inputs()[:4]
     ('grading_predictions', 'grading_episodes', 'grading_tool_calls', 'grading_tool_sources')
-    >>> grading_inputs()[4:]   # the privacy track's (mpcbench/grading/privacy.py)
+    >>> grading_inputs()[4:9]   # the privacy track's (mpcbench/grading/privacy.py)
     ('grading_privacy_episodes', 'grading_rows_read', 'grading_note_leaks', 'grading_note_categories', 'grading_note_starts')
+    >>> grading_inputs()[9:]    # the booking task's (mpcbench/grading/booking.py)
+    ('grading_booking_episodes', 'grading_booked_events', 'grading_posted_messages')
     >>> con.execute("select count(*) from grading_failures").fetchone()
     (0,)
 

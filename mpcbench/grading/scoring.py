@@ -130,6 +130,7 @@ class GradedEpisode:
     tool_calls: list[dict] = field(default_factory=list)   # {"turn", "tool", "error", "source_rows"}
     error: str | None = None                           # infrastructure error: not scored
     prompt_rows: list[str] | None = None               # rows the prompt showed (None: a journal before lineage)
+    writes: dict | None = None                         # a booking episode's final state (None: proposing)
 
     @property
     def key(self) -> tuple[str, int]:

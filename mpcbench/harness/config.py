@@ -84,6 +84,7 @@ class EvalConfig:
     concurrency: int = 8
     out: str | None = None                  # the run directory (default build/runs/<run_id>)
     # the episode's options: their defaults and meaning are the EpisodeSpec's (`episode_spec`)
+    task: str = _EPISODE.task
     mode: str = _EPISODE.mode
     protocol: str = _EPISODE.protocol
     code_timeout_s: float = _EPISODE.code_timeout_s

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..episode.codecs import CODECS, Codec, codec_for
 from ..episode.engine import DEFAULT_MAX_STEPS, Episode, Policy
-from ..episode.environment import Environment, Mode
+from ..episode.environment import TASKS, Environment, Mode
 from ..episode.modes import MODES, make_mode
 from ..episode.tools import HiddenFacts
 from ..errors import UserError
@@ -38,6 +38,10 @@ def option(default, help: str, *, choices: tuple | None = None, minimum: float |
 @dataclass(frozen=True)
 class EpisodeSpec:
     """The options of an episode (the surfaces' names and defaults for them)."""
+    task: str = option("propose", "propose: list the N earliest valid starts (submit_candidates) | book: book the "
+                                  "earliest one with the write tools (create_event, reserve_room, post_message, "
+                                  "cancel_event) and post a confirmation; graded by the state it leaves "
+                                  "(docs/semantics.md, \"The booking task\").", choices=TASKS)
     mode: str = option("tools", "tools: the level's tools; context: no tools, every source in the prompt; code: one "
                                 "python tool, the data tools as functions inside a sandbox.", choices=MODES)
     protocol: str = option("native", "native (tool calling) | mint (MINT's <execute>/<solution> text protocol, no "
@@ -81,6 +85,10 @@ class EpisodeSpec:
                             "starts only from feedback", 2)
         if self.feedback == "llm" and not self.feedback_model:
             raise UserError("--feedback llm needs --feedback-model (a model on the same endpoint)", 2)
+        if self.task == "book" and (self.mode == "context" or self.max_turns > 1 or self.protocol == "mint"):
+            raise UserError("--task book needs tools to write with (--mode tools or code, --protocol native: "
+                            "MINT's examples answer with candidates) and one turn: it is graded by the state it "
+                            "leaves, not by answers after feedback", 2)
         for (name, value), reason in SURFACES[surface].refuses.items():
             if getattr(self, name) == value:
                 raise UserError(f"{surface} cannot take {flag(name)} {value}: {reason}", 2)
@@ -94,6 +102,10 @@ class EpisodeSpec:
 
     def make_mode(self, *, answer_calls: bool = False) -> Mode:
         return make_mode(self.mode, code_timeout_s=self.code_timeout_s, answer_calls=answer_calls)
+
+    def environment(self, con, instance_id: str, *, answer_calls: bool = False) -> Environment:
+        """The environment of an episode of this spec (its mode and task) on `con`."""
+        return Environment(con, instance_id, self.make_mode(answer_calls=answer_calls), task=self.task)
 
     def codec(self) -> Codec:
         return codec_for(self.protocol, privacy=self.privacy_instructions == "on")

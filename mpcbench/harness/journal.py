@@ -79,7 +79,7 @@ def episodes_from_journal(records: list[dict]) -> list[GradedEpisode]:
         out.append(GradedEpisode(rec["instance_id"], int(rec["trial"]), int(rec["level"]),
                            answers or [TurnAnswer(1, None)],
                            [c for c in rec.get("tool_calls") or [] if c["tool"] != SUBMIT_TOOL_NAME],
-                           rec.get("error"), rec.get("prompt_rows")))
+                           rec.get("error"), rec.get("prompt_rows"), rec.get("writes")))
     return out
 
 

@@ -21,7 +21,6 @@ import json
 import duckdb
 
 from ..agents.openai_agent import AgentOptions
-from ..episode.environment import Environment
 from ..episode.modes import MODES
 from ..sources import LEVELS
 from .episode_spec import EpisodeSpec
@@ -38,7 +37,7 @@ def compact(value: object) -> str:
 def first_request(con: duckdb.DuckDBPyConnection, instance_id: str, spec: EpisodeSpec = EpisodeSpec(),
                   options: AgentOptions | None = None) -> dict:
     """The first request an `openai` run sends for the instance (the model's name aside)."""
-    env = Environment(con, instance_id, spec.make_mode())
+    env = spec.environment(con, instance_id)
     try:
         codec = spec.codec()
         messages = codec.opening(env, max_steps=spec.max_steps, max_proposals=spec.max_turns)

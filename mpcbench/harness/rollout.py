@@ -42,6 +42,7 @@ from pathlib import Path
 import duckdb
 
 from ..episode.answers import SUBMIT_TOOL_NAME
+from ..episode.booking import FINISH_TOOL
 from ..episode.codecs import tool_call, tool_call_message
 from ..episode.engine import Policy, Reply, View
 from ..episode.environment import Environment
@@ -49,6 +50,8 @@ from ..episode.record import is_harness_error, unscored
 from ..episode.tools import HiddenFacts
 from ..levels import level_spec
 from ..errors import UserError
+from ..grading.booking import COLUMNS as BOOKING_COLUMNS
+from ..grading.booking import grade_booking
 from ..grading.feedback import FeedbackGiver
 from ..grading.privacy import PRIVACY_COLUMNS, grade_privacy
 from ..grading.scoring import Grader
@@ -62,6 +65,9 @@ METRICS = ("f1", "exact_match", "precision", "recall", "first_correct", "ndcg", 
 # states the answer and discloses nothing) is the one to reward: an empty note or a leaky one earns 0
 PRIVACY_METRICS = (*PRIVACY_COLUMNS, "nothing_disclosed", "clean_note")
 REWARD_WEIGHTS = {"f1": 1.0, "exact_match": 0.0}
+# --task book: the state the episode left (grading/booking.py), 0/1 but extra_writes (a count)
+BOOKING_METRICS = BOOKING_COLUMNS
+BOOKING_WEIGHTS = {"task_success": 1.0}
 
 
 class OutsidePolicy:
@@ -90,7 +96,7 @@ class Rollout:
                  feedback: FeedbackGiver | None = None):
         self.cursor = con.cursor()        # this rollout's own: rollouts run side by side
         try:
-            self.env = Environment(self.cursor, instance_id, spec.make_mode())
+            self.env = spec.environment(self.cursor, instance_id)
         except BaseException:
             self.cursor.close()
             raise
@@ -179,10 +185,12 @@ class RolloutPool:
         if not Path(db_path).exists():
             raise UserError(f"{db_path} does not exist; run `mpcbench build` first (or pass db=PATH)")
         self.spec = spec.checked(surface)
-        self.weights = dict(REWARD_WEIGHTS if spec.weights is None else spec.weights)
+        default = BOOKING_WEIGHTS if spec.task == "book" else REWARD_WEIGHTS
+        self.weights = dict(default if spec.weights is None else spec.weights)
         self.privacy_metrics = spec.privacy_metrics or bool(set(self.weights) & set(PRIVACY_METRICS))
-        try:
-            reward_of(dict.fromkeys((*METRICS, *PRIVACY_METRICS), 0.0), self.weights)   # unknown names fail here
+        self.booking = BOOKING_METRICS if spec.task == "book" else ()
+        try:   # unknown names fail here
+            reward_of(dict.fromkeys((*METRICS, *PRIVACY_METRICS, *self.booking), 0.0), self.weights)
         except ValueError as e:
             raise UserError(f"--weight: {e}", 2) from None
         self.db_path = Path(db_path)
@@ -226,7 +234,7 @@ class RolloutPool:
         key = (record["instance_id"], int(record["trial"]))
         row = None if unscored(record) else self.grader.score(episodes_from_journal([record])).final().get(key)
         if row is None:
-            metrics = dict.fromkeys((*METRICS, *(PRIVACY_METRICS if self.privacy_metrics else ())), 0.0)
+            metrics = dict.fromkeys((*METRICS, *(PRIVACY_METRICS if self.privacy_metrics else ()), *self.booking), 0.0)
             metrics["harness_error"] = float(is_harness_error(record))
             metrics["infrastructure_error"] = 1.0 - metrics["harness_error"]
             return Result(record, None, 0.0, metrics, record.get("error"))
@@ -234,6 +242,9 @@ class RolloutPool:
         metrics["harness_error"] = metrics["infrastructure_error"] = 0.0
         if self.privacy_metrics:
             metrics.update(self.privacy(record))
+        if self.booking:
+            booked = grade_booking(self.grader, episodes_from_journal([record])).get(key) or {}
+            metrics.update({m: float(booked.get(m) or 0.0) for m in self.booking})
         return Result(record, row, reward_of(metrics, self.weights), metrics, row.get("failure_cause"))
 
     def privacy(self, record: dict) -> dict[str, float]:
@@ -264,7 +275,7 @@ class RolloutPool:
 
 
 def program_messages(con: duckdb.DuckDBPyConnection, program, instance_id: str, *, hidden: bool = True,
-                     batch: bool = True) -> list[dict]:
+                     batch: bool = True, task: str = "propose") -> list[dict]:
     """An offline agent (a program of `agents`) as a scripted policy: it runs once on an
     environment of its own (with level 4's hidden facts, as `mpcbench eval` gives them to
     offline agents, unless `hidden` is False), and its tool calls and submission become assistant
@@ -272,13 +283,15 @@ def program_messages(con: duckdb.DuckDBPyConnection, program, instance_id: str, 
     or one call per message."""
     cur = con.cursor()
     try:
-        with Environment(cur, instance_id) as env:
+        with Environment(cur, instance_id, task=task) as env:
             facts = HiddenFacts(env.data) if hidden and not level_spec(env.level).tagged else None
             arguments = program.submission(env, None, facts)
             calls = [tool_call(c.tool, c.arguments, f"call_{i}") for i, c in enumerate(env.trace, 1)]
     finally:
         cur.close()
-    calls.append(tool_call(SUBMIT_TOOL_NAME, arguments, f"call_{len(calls) + 1}"))
+    # a booking episode's writes are among its calls; `finish` ends it
+    calls.append(tool_call(FINISH_TOOL, {}, f"call_{len(calls) + 1}") if task == "book" else
+                 tool_call(SUBMIT_TOOL_NAME, arguments, f"call_{len(calls) + 1}"))
     if batch:
         return [tool_call_message(*calls)]
     return [tool_call_message(c) for c in calls]

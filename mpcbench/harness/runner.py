@@ -36,7 +36,6 @@ from pathlib import Path
 
 from ..episode.answers import answer_from_record
 from ..episode.record import counted_as, failed_record, unscored
-from ..episode.environment import Environment
 from ..episode.tools import HiddenFacts
 from ..levels import level_spec
 from ..errors import UserError
@@ -257,19 +256,20 @@ async def run_episode(con, plan: AgentPlan, instance_id: str, level: int, trial:
     record, never as an exception."""
     started = time.perf_counter()
     spec = config.episode_spec()
-    mode = spec.make_mode(answer_calls=plan.offline)
     try:
-        env = await asyncio.to_thread(Environment, con, instance_id, mode)
+        env = await asyncio.to_thread(spec.environment, con, instance_id, answer_calls=plan.offline)
     except Exception as e:  # noqa: BLE001 - the episode could not start: ours, as a harness error
         return failed_record(e, instance_id=instance_id, trial=trial, level=level, agent=plan.agent,
-                             model=plan.model, mode=config.mode, latency_s=time.perf_counter() - started)
+                             model=plan.model, mode=config.mode, latency_s=time.perf_counter() - started,
+                             task=config.task)
     try:
         hidden = HiddenFacts(env.data) if plan.offline and not level_spec(level).tagged else None
         episode = spec.episode(env, plan.make(instance_id, trial), feedback=feedback, hidden=hidden)
         await episode.play()
     except Exception as e:  # noqa: BLE001 - the policy could not be made
         return failed_record(e, instance_id=instance_id, trial=trial, level=level, agent=plan.agent,
-                             model=plan.model, mode=config.mode, latency_s=time.perf_counter() - started)
+                             model=plan.model, mode=config.mode, latency_s=time.perf_counter() - started,
+                             task=config.task)
     finally:
         env.close()
     return episode.record(trial=trial, agent=plan.agent, model=plan.model, latency_s=time.perf_counter() - started)

@@ -82,7 +82,7 @@ class ExternalRun:
         the level's catalog, then submit_candidates); the first instance's once the run is done."""
         if self.env is not None:
             return self.codec.request(self.env)["tools"]
-        with Environment(self.con, self.episodes[0][0], self.spec.make_mode()) as env:
+        with self.spec.environment(self.con, self.episodes[0][0]) as env:
             return self.codec.request(env)["tools"]
 
     def instructions(self) -> str:
@@ -157,7 +157,7 @@ class ExternalRun:
         self.episode = None
         if not self.todo:
             return
-        env = Environment(self.con, self.todo[0][0], self.spec.make_mode())
+        env = self.spec.environment(self.con, self.todo[0][0])
         self.episode = self.spec.episode(env, OutsideAgent(), feedback=self.feedback)
         self.started = time.perf_counter()
 

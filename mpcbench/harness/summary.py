@@ -19,6 +19,8 @@ def summarize(runs: list[dict]) -> list[dict]:
             "mean_f1": sum(r["f1"] for r in scored) / n if n else None,
             "em_rate": sum(bool(r["exact_match"]) for r in scored) / n if n else None,
             **count_episodes(rows),
+            **({"task_success": sum(bool(r.get("task_success")) for r in scored) / n}
+               if n and any(r.get("task") == "book" for r in scored) else {}),
             "mean_tool_calls": sum(r["tool_calls"] for r in rows) / len(rows),
             "mean_prompt_tokens": sum(r.get("prompt_tokens") or 0 for r in rows) / len(rows),
             "mean_completion_tokens": sum(r.get("completion_tokens") or 0 for r in rows) / len(rows),

@@ -25,8 +25,9 @@ from ..episode.answers import SUBMIT_TOOL_NAME
 from ..episode.code import PYTHON_TOOL
 from ..episode.record import HARNESS_ERROR, count_episodes, error_kind, is_harness_error, unscored
 from ..episode.toolfiles import tool_sources
+from ..grading.booking import grade_booking
 from ..grading.privacy import DISCLOSURE_COLUMNS, JUDGE_COLUMN, grade_privacy
-from ..grading.scoring import GRADER_VERSION, Grader, Scored
+from ..grading.scoring import GRADER_VERSION, Grader, Scored, cause_columns
 from ..model_limits import CAUSES as MODEL_LIMITS
 from .config import JOURNAL, RUN_JSON
 from .privacy_judge import run_judge
@@ -51,7 +52,10 @@ RUNS_SCHEMA = {
     "protocol": S, "code_tool_calls": I, "cells": I, "invalid_actions": I,
     "rows_read": I, "over_read_personal": I, "sensitive_shown_beyond_need": I, "note_covers_answer": B, "disclosed": I,
     "disclosed_unattributed": I, "disclosed_verbatim": I, "disclosed_category": I, "note_language": S,
-    JUDGE_COLUMN: I, "dataset_version": S,
+    JUDGE_COLUMN: I,
+    # the booking task (--task book; null for propose): grading/booking.py
+    "task": S, "task_success": B, "booked_start_ok": B, "attendees_ok": B, "room_ok": B, "confirmation_ok": B,
+    "extra_writes": I, "confirmation_disclosed": I, "dataset_version": S,
 }
 CANDIDATES_SCHEMA = {
     "run_id": S, "instance_id": S, "level": I, "trial": I, "turn": I, "position": I, "start": S, "room_id": S,
@@ -99,6 +103,7 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
     try:
         scored: Scored = grader.score(episodes)
         privacy = grade_privacy(grader, episodes, run_judge(run_dir, meta.get("options") or {}, judge_client))
+        booking = grade_booking(grader, episodes)
     finally:
         if own:
             grader.close()
@@ -148,6 +153,11 @@ def finalize(run_dir: Path, con: duckdb.DuckDBPyConnection, planned: list | None
                 s.pop(k)
             row.update(s)
             row.update(privacy.figures.get(key, {}))
+            if key in booking:   # the confirmation is the booking episode's note
+                row.update(booking[key], confirmation_disclosed=row.get("disclosed"))
+                if row["booked_start_ok"]:   # the violation views explain a wrong start only; the parts say the rest
+                    row.update(cause_columns(None))
+        row["task"] = rec.get("task", "propose")
         row["dataset_version"] = dataset_version
         runs.append(row)
     candidates = [{"run_id": run_id, "level": level_of[c["instance_id"]], **c} for c in scored.candidates]

@@ -38,8 +38,8 @@ from openai.types.chat import ChatCompletionMessageParam
 # absolute imports: `inspect eval <this file>` loads it as a file, outside the package
 from mpcbench.episode.answers import answer_arguments
 from mpcbench.episode.engine import Reply, View
-from mpcbench.episode.environment import Environment
 from mpcbench.errors import InfrastructureError, UserError
+from mpcbench.grading.booking import grade_booking
 from mpcbench.grading.scoring import Grader, gold_keys
 from mpcbench.harness.episode_spec import EpisodeSpec
 from mpcbench.harness.journal import episodes_from_journal
@@ -115,7 +115,7 @@ def tool_loop(db_path: str, episode_options: dict | None = None):
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         started = time.perf_counter()
         policy = InspectPolicy(get_model())
-        with Environment(_connection(db_path), str(state.sample_id), spec.make_mode()) as env:
+        with spec.environment(_connection(db_path), str(state.sample_id)) as env:
             episode = spec.episode(env, policy, feedback=feedback)
             await episode.play()
             state.messages = await _from_openai(episode.messages)
@@ -130,16 +130,20 @@ def tool_loop(db_path: str, episode_options: dict | None = None):
     return solve
 
 
-@scorer(metrics={"f1": [mean(), stderr()], "exact_match": [mean()]})
+@scorer(metrics={"f1": [mean(), stderr()], "exact_match": [mean()], "task_success": [mean()]})
 def oracle(db_path: str):
-    """The oracle's score of the episode, as `mpcbench eval` computes it from a journal record."""
+    """The oracle's score of the episode, as `mpcbench eval` computes it from a journal record;
+    `task_success` is the booking task's (grading/booking.py; 0 when proposing)."""
 
     async def score(state: TaskState, target: Target) -> Score:
         record = state.store.get(RECORD)
-        scored = await asyncio.to_thread(_grader(db_path).score, episodes_from_journal([record]))
+        episodes = episodes_from_journal([record])
+        scored = await asyncio.to_thread(_grader(db_path).score, episodes)
+        booked = (await asyncio.to_thread(grade_booking, _grader(db_path), episodes)).get((record["instance_id"], 1))
         row = scored.final()[(record["instance_id"], 1)]
         answer = record["answers"][-1]
-        return Score(value={"f1": row["f1"], "exact_match": float(row["exact_match"])},
+        return Score(value={"f1": row["f1"], "exact_match": float(row["exact_match"]),
+                            "task_success": float(bool(booked and booked["task_success"]))},
                      answer=json.dumps([{"start": c["start"], "room_id": c["room_id"]} for c in answer["candidates"]]),
                      metadata={k: row.get(k) for k in ("precision", "recall", "n_pred", "n_correct", "parse_ok",
                                                        "failure_cause", "failure_source", "failure_stage",
@@ -156,7 +160,7 @@ def scheduling(level: int = 1, db: str = str(db.DEFAULT_DB), instances: int | No
                mode: str = _SPEC.mode, protocol: str = _SPEC.protocol, code_timeout_s: float = _SPEC.code_timeout_s,
                max_steps: int = _SPEC.max_steps, max_turns: int = _SPEC.max_turns, feedback: str = _SPEC.feedback,
                feedback_detail: str = _SPEC.feedback_detail, feedback_model: str | None = _SPEC.feedback_model,
-               privacy_instructions: str = _SPEC.privacy_instructions) -> Task:
+               privacy_instructions: str = _SPEC.privacy_instructions, task: str = _SPEC.task) -> Task:
     """MPCBench at one level: propose the N earliest meeting times that break no constraint. The
     episode's options are eval's (harness.episode_spec: `-T mode=code -T max_turns=2 -T feedback=rule`)."""
     level, instances = int(level), None if instances is None else int(instances)
@@ -164,7 +168,7 @@ def scheduling(level: int = 1, db: str = str(db.DEFAULT_DB), instances: int | No
         raise UserError(f"level must be one of {LEVEL_NAMES}, not {level}")
     spec = EpisodeSpec(mode=mode, protocol=protocol, code_timeout_s=float(code_timeout_s), max_steps=int(max_steps),
                        max_turns=int(max_turns), feedback=feedback, feedback_detail=feedback_detail,
-                       feedback_model=feedback_model, privacy_instructions=privacy_instructions)
+                       feedback_model=feedback_model, privacy_instructions=privacy_instructions, task=task)
     spec.checked("inspect")   # a bad option fails here, before any sample
     return Task(dataset=dataset(db, level, instances), solver=tool_loop(db, spec.options()), scorer=oracle(db),
                 name=f"mpcbench_level{level}")

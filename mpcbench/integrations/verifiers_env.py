@@ -170,7 +170,8 @@ class MPCBenchTaskset(vf.Taskset[MPCBenchTask, MPCBenchConfig]):
                 # the prompts are eval's, for the trace's record: the harness sends the episode's own
                 tasks.append(MPCBenchTask(MPCBenchData(
                     id=instance_id, name=instance_id, instance_id=instance_id, level=level, prompt=prompt,
-                    system_prompt=system_prompt(level, mode=pool.spec.mode, privacy=episode.privacy_instructions == "on"),
+                    system_prompt=system_prompt(level, mode=pool.spec.mode, privacy=episode.privacy_instructions == "on",
+                                                task=episode.task),
                     db=c.db, episode=dataclasses.asdict(episode)), c.task))
         return tasks
 

@@ -87,10 +87,10 @@ class ToolTexts:
                 con.close()
                 self.why = f"the build {path} has changed since the run"
 
-    def texts(self, instance_id: str, calls: list[dict]) -> list[str | None]:
+    def texts(self, instance_id: str, calls: list[dict], task: str = "propose") -> list[str | None]:
         if self.con is None:
             return [None] * len(calls)
-        with Environment(self.con, instance_id) as env:
+        with Environment(self.con, instance_id, task=task) as env:   # a booking's writes, again, in its overlay
             return [env.call(c["tool"], c["arguments"]) for c in calls]
 
     def close(self) -> None:
@@ -102,7 +102,7 @@ class _NoTexts:
     """A model's texts are in its transcript; nothing to run again."""
     why = ""
 
-    def texts(self, instance_id: str, calls: list[dict]) -> list[None]:
+    def texts(self, instance_id: str, calls: list[dict], task: str = "propose") -> list[None]:
         return [None] * len(calls)
 
 
@@ -217,7 +217,8 @@ def episode_html(rec: dict, row: dict | None, candidates: list[dict], failures: 
     def offline_calls(t: int) -> str:
         data = [c for c in by_turn(calls, t) if c["tool"] != SUBMIT_TOOL_NAME]
         missing = f"The text is not recorded: an offline agent's tool texts are not journaled, and {texts.why}."
-        return "".join(_call_html(c, c, text, missing) for c, text in zip(data, texts.texts(rec["instance_id"], data)))
+        return "".join(_call_html(c, c, text, missing) for c, text in zip(data, texts.texts(rec["instance_id"], data,
+                                                                                   rec.get("task", "propose"))))
 
     def answer(t: int) -> str:
         return (_answer_html(answers[t], by_turn(candidates, t), by_turn(failures, t), disclosed or [])
@@ -251,6 +252,10 @@ def episode_html(rec: dict, row: dict | None, candidates: list[dict], failures: 
                                       "The text is not recorded." if recorded else
                                       "Submitted to the harness directly: an offline agent gets no tool reply."))
     out.append(answer(turn))
+    if rec.get("writes") is not None:   # --task book: the state it left is what is graded
+        verdict = "" if not row or row.get("task_success") is None else \
+            f" · task success: {'yes' if row['task_success'] else 'no'}"
+        out.append(f"<h2>Final state{verdict}</h2><pre>{_e(json.dumps(rec['writes'], indent=2))}</pre>")
     if unscored(rec):
         out.append(f"<p class='bad'>The episode ended in an {failed}: {_e(rec['error'])}</p>")
     return _page(title, "".join(out))

@@ -91,3 +91,32 @@ create temp table grading_note_starts (
     position integer not null,        -- 1 = the answer's first candidate
     starts_at timestamp not null
 );
+
+-- The booking task (--task book; grading_booking, docs/semantics.md "The booking task"): one row per
+-- scored booking episode, whatever it wrote.
+create temp table grading_booking_episodes (
+    instance_id varchar not null,
+    trial integer not null,
+    level integer not null
+);
+
+-- One row per event a booking episode created (cancelled ones included), with its attendees.
+create temp table grading_booked_events (
+    instance_id varchar not null,
+    trial integer not null,
+    event_id varchar not null,
+    starts_at timestamp not null,
+    ends_at timestamp not null,
+    room_id varchar,                  -- null: no room reserved
+    cancelled boolean not null,
+    attendees varchar[] not null      -- person ids, sorted
+);
+
+-- One row per message a booking episode posted.
+create temp table grading_posted_messages (
+    instance_id varchar not null,
+    trial integer not null,
+    message_id varchar not null,
+    thread_id varchar not null,
+    text varchar not null
+);
