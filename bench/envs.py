@@ -49,6 +49,7 @@ from mpcbench.episode.engine import Episode, Reply  # noqa: E402
 from mpcbench.episode.environment import Environment  # noqa: E402
 from mpcbench.grading.scoring import Grader  # noqa: E402
 from mpcbench.harness.journal import episodes_from_journal  # noqa: E402
+from mpcbench.harness.episode_spec import EpisodeSpec  # noqa: E402
 from mpcbench.harness.rollout import RolloutPool, program_messages  # noqa: E402
 from mpcbench.warehouse import build  # noqa: E402
 
@@ -189,7 +190,7 @@ def main() -> None:
     if not db_path.exists():
         build.build(db_path, (1, 2, 3, 4), 20)
     levels = [int(c) for c in args.concurrency.split(",")]
-    pool = RolloutPool(db_path, max_steps=MAX_STEPS)
+    pool = RolloutPool(db_path, EpisodeSpec(max_steps=MAX_STEPS))
     ids = [i for i, _, _ in pool.instances()]
     clock = [{"role": "assistant", "content": None, "tool_calls": [{"id": f"clock_{k}", "type": "function", "function": {
         "name": "get_current_time", "arguments": "{}"}}]} for k in range(args.clock_calls)]
