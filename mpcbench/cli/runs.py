@@ -69,17 +69,17 @@ def print_summary(title: str, summary: list[dict]) -> None:
     table = Table(title=title)
     harness = any(s.get("harness_errors") for s in summary)
     limits = [cause for cause in ("step_budget", *MODEL_LIMITS) if any(s.get(cause) for s in summary)]  # where any
-    booking = any("task_success" in s for s in summary)   # --task book
-    for column in ("level", "episodes", "mean F1", "EM rate", *(["task success"] if booking else []),
+    booking = any("task_success" in s for s in summary)   # --task book: F1 and EM of one booking mean little
+    for column in ("level", "episodes", *(["task success"] if booking else ["mean F1", "EM rate"]),
                    "parse failures", *limits, "infra errors",
                    *(["harness errors"] if harness else []), "tool calls", "tokens in/out", "cost (US$)"):
         table.add_column(COLUMN_NAMES.get(column, column.replace("_", " ")), justify="right",
                          style="red" if column == "harness errors" else None)
     for s in summary:
-        table.add_row(str(s["level"]), str(s["episodes"]),
-                      "—" if s["mean_f1"] is None else f"{s['mean_f1']:.3f}",
-                      "—" if s["em_rate"] is None else f"{s['em_rate']:.0%}",
-                      *([f"{s['task_success']:.0%}" if "task_success" in s else "—"] if booking else []),
+        scores = ([f"{s['task_success']:.0%}" if s.get("task_success") is not None else "—"] if booking else
+                  ["—" if s["mean_f1"] is None else f"{s['mean_f1']:.3f}",
+                   "—" if s["em_rate"] is None else f"{s['em_rate']:.0%}"])
+        table.add_row(str(s["level"]), str(s["episodes"]), *scores,
                       str(s["parse_failures"]), *(str(s.get(cause, 0)) for cause in limits),
                       str(s["infrastructure_errors"]),
                       *([str(s.get("harness_errors", 0))] if harness else []), f"{s['mean_tool_calls']:.1f}",
