@@ -17,11 +17,13 @@ import sys
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from mpcbench.agents import make_agent
 from mpcbench.harness.config import EvalConfig
-from mpcbench.harness.rollout import RolloutPool
+from mpcbench.harness.episode_spec import EpisodeSpec
+from mpcbench.harness.rollout import RolloutPool, program_messages
 from mpcbench.harness.runner import run_eval
 from test_training_envs import VariedModel, agent_named, local_reply, replay, scores_of
 
@@ -152,3 +154,28 @@ def test_shortcut_agents_earn_no_more_than_calendar_only(pool, server):
         found = side_by_side(server.url, pool, lambda i, scripts=scripts: lambda m, t, k: scripts[i][k])
         means[agent] = statistics.mean(reward for reward, _ in found.values())
     assert means["spray"] <= means["calendar-only"] and means["prober"] <= means["calendar-only"], means
+
+
+@pytest.mark.parametrize("agent", ["scripted", "calendar-only"])
+def test_booking_rewards_over_openenv_are_evals_task_success(db_path, tmp_path, agent):
+    """`serve-env --task book`: each episode's reward and parts equal `mpcbench eval --task book`'s
+    runs.parquet, instance by instance at levels 1-4; the scripted agent books every one right."""
+    server = Server(db_path, "--task", "book", "--max-sessions", "32")
+    booking = RolloutPool(db_path, EpisodeSpec(task="book"))
+    try:
+        run = run_eval(EvalConfig(agent=agent, db=str(db_path), task="book", out=str(tmp_path / "eval")))
+        want = {r["instance_id"]: r for r in pl.read_parquet(run.run_dir / "runs.parquet").to_dicts()}
+        scripts = {i: program_messages(booking.con, make_agent(agent), i, task="book")
+                   for i, _, _ in booking.instances()}
+        found = side_by_side(server.url, booking, lambda i: lambda m, t, k: scripts[i][k])
+    finally:
+        booking.close()
+        stderr = server.stop()
+    assert "Traceback" not in stderr, stderr
+    assert {i[:2] for i in found} == {"L1", "L2", "L3", "L4"} and set(found) == set(want)
+    parts = ("task_success", "booked_start_ok", "attendees_ok", "room_ok", "confirmation_ok")
+    for instance_id, (reward, metrics) in found.items():
+        row = want[instance_id]
+        assert reward == metrics["task_success"], instance_id
+        assert {p: metrics[p] for p in parts} == {p: float(bool(row[p])) for p in parts}, instance_id
+    assert all(float(bool(r["task_success"])) == 1.0 for r in want.values()) == (agent == "scripted")
