@@ -62,7 +62,8 @@ def test_the_verifiers_config_is_the_spec():
     verifiers_env = pytest.importorskip("mpcbench.integrations.verifiers_env", reason="verifiers: the train extra")
     model_fields = verifiers_env.MPCBenchConfig.model_fields
     for f in offered("verifiers"):
-        assert model_fields[f.name].default == f.default and model_fields[f.name].description == f.metadata["help"]
+        field = model_fields[verifiers_env.config_name(f.name)]   # `task` is verifiers' own: scheduling_task
+        assert field.default == f.default and field.description == f.metadata["help"]
     config = verifiers_env.MPCBenchConfig(mode="context", max_turns=2, feedback="rule")
     assert verifiers_env.episode_of(config) == EpisodeSpec(mode="context", max_turns=2, feedback="rule")
 

@@ -20,10 +20,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, reply_tool_calls
+from mpcbench.agents import make_agent
 from mpcbench.grading.privacy import PRIVACY_COLUMNS
 from mpcbench.harness.config import EvalConfig
-from mpcbench.harness.rollout import RolloutPool
+from mpcbench.harness.episode_spec import EpisodeSpec
+from mpcbench.harness.rollout import RolloutPool, program_messages
 from mpcbench.harness.runner import run_eval
 from test_training_envs import VariedModel, program_script
 
@@ -152,3 +154,29 @@ def test_bad_options_are_one_line_errors(db_path):
                              ({"db": str(db_path) + ".missing"}, "does not exist")):
         with pytest.raises(SystemExit, match=message):
             MPCBenchTaskset(MPCBenchConfig(**{"db": str(db_path), **options})).load()
+
+
+def test_vf_eval_booking_rewards_equal_evals_task_success(db_path, tmp_path, monkeypatch):
+    """`vf-eval mpcbench --env.taskset.scheduling-task book`: a model that books as the scripted agent does
+    gets, instance by instance at levels 1-4, eval's task_success as its reward and eval's parts."""
+    pool = RolloutPool(db_path, EpisodeSpec(task="book"))
+    scripts = {}
+    try:
+        for instance_id, _, _ in pool.instances():
+            rollout = pool.open(instance_id)
+            task = rollout.messages[1]["content"]
+            rollout.close()
+            (message,) = program_messages(pool.con, make_agent("scripted"), instance_id, task="book")
+            scripts[task] = [(c["function"]["name"], c["function"]["arguments"]) for c in message["tool_calls"]]
+    finally:
+        pool.close()
+    model = lambda req: reply_tool_calls(scripts[next(m["content"] for m in req.messages if m["role"] == "user")])  # noqa: E731
+    with FakeOpenAI(model) as srv:
+        got = vf_eval(srv.base_url, tmp_path / "vf", {"scheduling_task": "book"}, db_path)
+    run = run_eval(EvalConfig(agent="scripted", db=str(db_path), task="book", out=str(tmp_path / "eval")))
+    runs = {r["instance_id"]: r for r in pl.read_parquet(run.run_dir / "runs.parquet").iter_rows(named=True)}
+    assert set(got) == set(runs) and {i[:2] for i in got} == {"L1", "L2", "L3", "L4"}
+    for instance_id, row in runs.items():
+        assert got[instance_id]["reward"] == got[instance_id]["task_success"] == float(row["task_success"]) == 1.0
+        for part in ("booked_start_ok", "attendees_ok", "confirmation_ok"):
+            assert got[instance_id][part] == float(bool(row[part])), (instance_id, part)

@@ -62,11 +62,21 @@ class _TasksetOptions(vf.TasksetConfig):
     """Each level's first N instances (default: all)."""
 
 
+# verifiers' TasksetConfig has a `task` of its own (the task's config): the spec's is named apart
+CONFIG_NAMES = {"task": "scheduling_task"}
+
+
+def config_name(field: str) -> str:
+    """The config field of an EpisodeSpec field."""
+    return CONFIG_NAMES.get(field, field)
+
+
 def _episode_fields() -> dict[str, Any]:
-    """The episode spec's fields as the config's: the same names, defaults and help."""
+    """The episode spec's fields as the config's: the same names (but `CONFIG_NAMES`), defaults and help."""
     hints = get_type_hints(EpisodeSpec)
-    return {f.name: (Literal[f.metadata["choices"]] if f.metadata["choices"] else hints[f.name],
-                     Field(f.default, description=f.metadata["help"])) for f in dataclasses.fields(EpisodeSpec)}
+    return {config_name(f.name): (Literal[f.metadata["choices"]] if f.metadata["choices"] else hints[f.name],
+                                  Field(f.default, description=f.metadata["help"]))
+            for f in dataclasses.fields(EpisodeSpec)}
 
 
 MPCBenchConfig = create_model("MPCBenchConfig", __base__=_TasksetOptions, __doc__="The options of `vf-eval mpcbench` "
@@ -87,7 +97,7 @@ class MPCBenchState(vf.State):
 
 
 def episode_of(config) -> EpisodeSpec:
-    return EpisodeSpec(**{f.name: getattr(config, f.name) for f in dataclasses.fields(EpisodeSpec)})
+    return EpisodeSpec(**{f.name: getattr(config, config_name(f.name)) for f in dataclasses.fields(EpisodeSpec)})
 
 
 def pool_for(db: str, episode: EpisodeSpec) -> RolloutPool:
