@@ -11,11 +11,14 @@ import polars as pl
 import pytest
 
 from evalkit import instances, submission
+from mpcbench.agents import make_agent
 from mpcbench.episode.codecs import codec_for
 from mpcbench.episode.environment import Environment
 from mpcbench.episode.toolfiles import catalog
 from mpcbench.harness.config import EvalConfig
+from mpcbench.harness.episode_spec import EpisodeSpec
 from mpcbench.harness.journal import read_journal
+from mpcbench.harness.rollout import RolloutPool, program_messages
 from mpcbench.harness.runner import run_eval
 from mpcbench.warehouse import db
 
@@ -146,3 +149,35 @@ def test_a_gold_submission_is_exact_under_inspect_at_every_level(db_path, golds,
                         model_args={"custom_outputs": model}, log_dir=str(tmp_path / "logs"), display="none")
     assert logs[0].status == "success", logs[0].error
     assert [s.scores["oracle"].value for s in logs[0].samples] == [{"f1": 1.0, "exact_match": 1.0}] * 2
+
+
+def test_the_booking_task_under_inspect_scores_task_success(db_path, tmp_path):
+    """-T task=book: a mockllm that makes the scripted agent's booking calls, one a reply, gets
+    task_success 1.0 from the booking scorer on each sample (levels 1 and 3)."""
+    pool = RolloutPool(db_path, EpisodeSpec(task="book"))
+    calls = {}
+    try:
+        for instance_id, level, _ in pool.instances():
+            if level in (1, 3) and sum(i[:2] == instance_id[:2] for i in calls) < 2:
+                rollout = pool.open(instance_id)
+                task = rollout.messages[1]["content"]
+                rollout.close()
+                (message,) = program_messages(pool.con, make_agent("scripted"), instance_id, task="book")
+                calls[task] = [(c["function"]["name"], json.loads(c["function"]["arguments"]))
+                               for c in message["tool_calls"]]
+    finally:
+        pool.close()
+    made: dict[str, int] = {}
+
+    def model(messages, tools, tool_choice, config):
+        task = next(m.text for m in messages if m.role == "user")
+        k = made[task] = made.get(task, -1) + 1
+        out = ModelOutput.for_tool_call("mockllm/model", *calls[task][k])
+        out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)   # else Inspect counts with tiktoken
+        return out
+
+    for level in (1, 3):
+        logs = inspect_eval(scheduling(level=level, db=str(db_path), instances=2, task="book"), model="mockllm/model",
+                            model_args={"custom_outputs": model}, log_dir=str(tmp_path / f"logs{level}"), display="none")
+        assert logs[0].status == "success", logs[0].error
+        assert [s.scores["booking_oracle"].value for s in logs[0].samples] == [{"task_success": 1.0}] * 2

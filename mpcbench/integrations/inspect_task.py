@@ -130,24 +130,36 @@ def tool_loop(db_path: str, episode_options: dict | None = None):
     return solve
 
 
-@scorer(metrics={"f1": [mean(), stderr()], "exact_match": [mean()], "task_success": [mean()]})
+@scorer(metrics={"f1": [mean(), stderr()], "exact_match": [mean()]})
 def oracle(db_path: str):
-    """The oracle's score of the episode, as `mpcbench eval` computes it from a journal record;
-    `task_success` is the booking task's (grading/booking.py; 0 when proposing)."""
+    """The oracle's score of the episode, as `mpcbench eval` computes it from a journal record."""
 
     async def score(state: TaskState, target: Target) -> Score:
         record = state.store.get(RECORD)
-        episodes = episodes_from_journal([record])
-        scored = await asyncio.to_thread(_grader(db_path).score, episodes)
-        booked = (await asyncio.to_thread(grade_booking, _grader(db_path), episodes)).get((record["instance_id"], 1))
+        scored = await asyncio.to_thread(_grader(db_path).score, episodes_from_journal([record]))
         row = scored.final()[(record["instance_id"], 1)]
         answer = record["answers"][-1]
-        return Score(value={"f1": row["f1"], "exact_match": float(row["exact_match"]),
-                            "task_success": float(bool(booked and booked["task_success"]))},
+        return Score(value={"f1": row["f1"], "exact_match": float(row["exact_match"])},
                      answer=json.dumps([{"start": c["start"], "room_id": c["room_id"]} for c in answer["candidates"]]),
                      metadata={k: row.get(k) for k in ("precision", "recall", "n_pred", "n_correct", "parse_ok",
                                                        "failure_cause", "failure_source", "failure_stage",
                                                        "failure_detail")})
+
+    return score
+
+
+@scorer(metrics={"task_success": [mean(), stderr()]})
+def booking_oracle(db_path: str):
+    """The booking task's score of the episode (-T task=book): task_success, as `mpcbench eval
+    --task book` grades the state it left (grading/booking.py), and its parts as metadata."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        record = state.store.get(RECORD)
+        graded = await asyncio.to_thread(grade_booking, _grader(db_path), episodes_from_journal([record]))
+        booked = graded.get((record["instance_id"], 1)) or {}
+        return Score(value={"task_success": float(bool(booked.get("task_success")))},
+                     metadata={k: booked.get(k) for k in ("booked_start_ok", "attendees_ok", "room_ok",
+                                                          "confirmation_ok", "extra_writes")})
 
     return score
 
@@ -161,8 +173,8 @@ def scheduling(level: int = 1, db: str = str(db.DEFAULT_DB), instances: int | No
                max_steps: int = _SPEC.max_steps, max_turns: int = _SPEC.max_turns, feedback: str = _SPEC.feedback,
                feedback_detail: str = _SPEC.feedback_detail, feedback_model: str | None = _SPEC.feedback_model,
                privacy_instructions: str = _SPEC.privacy_instructions, task: str = _SPEC.task) -> Task:
-    """MPCBench at one level: propose the N earliest meeting times that break no constraint. The
-    episode's options are eval's (harness.episode_spec: `-T mode=code -T max_turns=2 -T feedback=rule`)."""
+    """MPCBench at one level: propose the N earliest meeting times that break no constraint (or,
+    with -T task=book, book the earliest: scored by task_success). The episode's options are eval's (harness.episode_spec: `-T mode=code -T max_turns=2 -T feedback=rule`)."""
     level, instances = int(level), None if instances is None else int(instances)
     if level not in LEVELS:
         raise UserError(f"level must be one of {LEVEL_NAMES}, not {level}")
@@ -170,5 +182,5 @@ def scheduling(level: int = 1, db: str = str(db.DEFAULT_DB), instances: int | No
                        max_turns=int(max_turns), feedback=feedback, feedback_detail=feedback_detail,
                        feedback_model=feedback_model, privacy_instructions=privacy_instructions, task=task)
     spec.checked("inspect")   # a bad option fails here, before any sample
-    return Task(dataset=dataset(db, level, instances), solver=tool_loop(db, spec.options()), scorer=oracle(db),
-                name=f"mpcbench_level{level}")
+    return Task(dataset=dataset(db, level, instances), solver=tool_loop(db, spec.options()),
+                scorer=booking_oracle(db) if spec.task == "book" else oracle(db), name=f"mpcbench_level{level}")
