@@ -67,19 +67,25 @@ def scores_of(run_dir: Path) -> dict[str, tuple[float, bool]]:
 
 
 @pytest.fixture(scope="module")
-def eval_scores(db_path, tmp_path_factory) -> dict[str, dict[str, tuple[float, bool]]]:
-    """`mpcbench eval`'s scores per agent (the offline agents and the varied fake model)."""
+def eval_runs(db_path, tmp_path_factory) -> dict[str, Path]:
+    """`mpcbench eval`'s run directory per agent (the offline agents and the varied fake model),
+    run once for the module."""
     out = tmp_path_factory.mktemp("eval")
     found = {}
     for agent in AGENTS:
-        found[agent] = scores_of(run_eval(EvalConfig(agent=agent, db=str(db_path), levels=(1, 2, 3, 4),
-                                                     out=str(out / agent))).run_dir)
+        found[agent] = run_eval(EvalConfig(agent=agent, db=str(db_path), levels=(1, 2, 3, 4),
+                                           out=str(out / agent))).run_dir
     with pytest.MonkeyPatch.context() as mp, FakeOpenAI(VariedModel(db_path)) as srv:
         mp.setenv("OPENAI_API_KEY", "sk-test-training")
-        found["model"] = scores_of(run_eval(EvalConfig(agent="openai", model="fake", base_url=srv.base_url,
-                                                       db=str(db_path), levels=(1, 2, 3, 4), max_retries=0,
-                                                       out=str(out / "model"))).run_dir)
+        found["model"] = run_eval(EvalConfig(agent="openai", model="fake", base_url=srv.base_url, db=str(db_path),
+                                             levels=(1, 2, 3, 4), max_retries=0, out=str(out / "model"))).run_dir
     return found
+
+
+@pytest.fixture(scope="module")
+def eval_scores(eval_runs) -> dict[str, dict[str, tuple[float, bool]]]:
+    """`mpcbench eval`'s scores per agent."""
+    return {agent: scores_of(run_dir) for agent, run_dir in eval_runs.items()}
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +158,7 @@ def test_the_prompt_tools_and_texts_are_evals(pool, db_path):
         pool.finish(rollout)
 
 
-def test_privacy_metrics_equal_evals_columns(db_path, tmp_path):
+def test_privacy_metrics_equal_evals_columns(db_path, eval_runs):
     """With privacy_metrics, a rollout's privacy figures are runs.parquet's (the leaky agent
     discloses, the scripted one does not), and a weight on one puts it into the reward: a note that
     states the answer and discloses nothing earns it (the scripted and calendar-only agents write
@@ -161,8 +167,7 @@ def test_privacy_metrics_equal_evals_columns(db_path, tmp_path):
     clean = {}
     try:
         for agent in ("leaky", "scripted", "calendar-only"):
-            runs = pl.read_parquet(run_eval(EvalConfig(agent=agent, db=str(db_path), levels=(1, 2, 3, 4),
-                                                       out=str(tmp_path / agent))).run_dir / "runs.parquet")
+            runs = pl.read_parquet(eval_runs[agent] / "runs.parquet")   # the module's eval of the agent
             for row in runs.iter_rows(named=True):
                 script = replay(privacy, make_agent(agent), row["instance_id"])
                 reward, metrics = asyncio.run(drive(privacy, row["instance_id"], lambda r, k, s=script: s[k]))
