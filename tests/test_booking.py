@@ -27,6 +27,7 @@ from mpcbench.harness.episode_spec import EpisodeSpec
 from mpcbench.harness.rollout import RolloutPool, program_messages
 from mpcbench.harness.runner import run_eval
 from mpcbench.harness.session import open_external_run
+from mpcbench.report.render import make_report
 
 WRITES = {"create_event", "cancel_event", "reserve_room", "post_message", "finish"}
 
@@ -220,6 +221,12 @@ def test_eval_books_right_with_the_scripted_agent_and_leaves_the_warehouse_as_it
     proposing = run_eval(EvalConfig(agent="scripted", db=str(db_path), levels=(1,), out=str(tmp_path / "p")))
     plain = pl.read_parquet(proposing.run_dir / "runs.parquet")
     assert plain["task"].to_list() == ["propose"] * len(plain) and plain["task_success"].is_null().all()
+    # the report: a booking run alone, and beside a proposing one; F1 rows only for proposing
+    alone = (make_report([scripted.run_dir], tmp_path / "r1") / "report.md").read_text()
+    assert "## Booking task" in alone and "| Level 1 | scripted | " not in alone.split("## Booking task")[0]
+    both = (make_report([scripted.run_dir, proposing.run_dir], tmp_path / "r2") / "report.md").read_text()
+    results = both.split("## Results")[1].split("## ")[0]
+    assert "(p)" in results and "(s)" not in results and "| Level 2 |" not in results
 
 
 def test_an_mcp_agent_books_and_finishes_with_tool_calls_only(db_path, con, tmp_path):

@@ -14,10 +14,6 @@ NOTE = ("Booking runs (--task book), over scored episodes: task success (exactly
 PARTS = ("booked_start_ok", "attendees_ok", "room_ok", "confirmation_ok")
 
 
-def has_booking(groups: list[Group]) -> bool:
-    return any(r.get("task") == "book" for g in groups for r in g.rows)
-
-
 def booking_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
     header = ["Level", "Model", "Episodes", "Task success", "Start", "Attendees", "Room", "Confirmation",
               "Extra writes", "Confirmation disclosures"]

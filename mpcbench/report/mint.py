@@ -11,7 +11,7 @@ from .tables import Group, _episodes, _num, _pct, _signed
 
 
 def mint_table(groups: list[Group]) -> tuple[list[str], list[list[str]]]:
-    budget = max(g.run.max_turns for g in groups)
+    budget = max((g.run.max_turns for g in groups), default=1)
     header = (["Level", "Model", "Mode", "Protocol", "Episodes"] + [f"SR@{k}" for k in range(1, budget + 1)]
               + ["Slope / turn", "r²", "Invalid actions / step", "Native calls / episode", "Calls from code / episode"])
     body = []

@@ -38,7 +38,7 @@ from .ood import ood_table
 from .plots import plot_causes, plot_f1, plot_turns
 from .privacy import NOTE as PRIVACY_NOTE, has_privacy, privacy_table
 from .booking import NOTE as BOOKING_NOTE
-from .booking import booking_table, has_booking
+from .booking import booking_table
 from .tables import (ablation_table, causes_table, coverage_table, detail_causes_table, efficiency_table, groups_of,
                      infra_table, modes_table, results_table, trials_table, turns_table)
 from .trajectories import write_trajectories
@@ -239,8 +239,9 @@ def make_report(run_dirs: list[Path], out: Path | None = None, *, prices: dict |
                                 "and trial. ΔSuccess: in solved share (exact match within the turn budget), in "
                                 "points; ΔF1 in mean F1; 95% intervals from a paired bootstrap resampling "
                                 "instances."))
-    if has_booking(groups):
-        sections.append(Section("Booking task", *booking_table(groups), BOOKING_NOTE))
+    booked = groups_of(runs, task="book")
+    if booked:
+        sections.append(Section("Booking task", *booking_table(booked), BOOKING_NOTE))
     if has_privacy(groups):
         sections.append(Section("Privacy", *privacy_table(groups), PRIVACY_NOTE))
     sections += [

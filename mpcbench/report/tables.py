@@ -83,11 +83,15 @@ class Group:
         return [r for r in self.rows if not unscored(r)]
 
 
-def groups_of(runs: list[Run]) -> list[Group]:
+def groups_of(runs: list[Run], task: str = "propose") -> list[Group]:
+    """Per level and run, the episodes of `task` (a run from before --task proposed): the proposing
+    tables never mix in a booking's F1, which compares one booking with N gold starts."""
     out = []
     for i, (r, label) in enumerate(zip(runs, run_labels(runs))):
-        for level in sorted(set(r.runs["level"].to_list())):
-            out.append((level, i, Group(level, label, r.runs.filter(pl.col("level") == level).to_dicts(), r)))
+        given = pl.col("task").fill_null("propose") if "task" in r.runs.columns else pl.lit("propose")
+        episodes = r.runs.filter(given == task)
+        for level in sorted(set(episodes["level"].to_list())):
+            out.append((level, i, Group(level, label, episodes.filter(pl.col("level") == level).to_dicts(), r)))
     return [g for _, _, g in sorted(out, key=lambda t: t[:2])]
 
 
