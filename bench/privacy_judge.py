@@ -23,12 +23,8 @@ from pathlib import Path
 
 from mpcbench.grading.leak_labels import blind_verdicts, load_blind, load_context
 from mpcbench.grading.privacy_judge import judge_note
+from mpcbench.legacy.privacy_audit import blind_candidates   # the items judge-audit asks about
 from mpcbench.llm import ChatClient, EndpointConfig
-
-
-def items_of(note, context):
-    shown = set(context.participants[note.instance_id])
-    return [i for i in context.items[note.world_id] if i.person_id in shown]
 
 
 def rates(pairs: list[tuple[bool, bool]]) -> str:
@@ -48,7 +44,7 @@ async def main(args) -> None:
     judge, detector, failed, seconds = [], [], 0, []
     verdicts = dict((n.note_id, found) for n, found in blind_verdicts(notes, context))
     for n in notes:
-        items = items_of(n, context)
+        items = blind_candidates(n, context)
         started = time.perf_counter()
         said = await judge_note(client, n.note, items, {"max_tokens": args.max_tokens})
         seconds.append(time.perf_counter() - started)
@@ -63,7 +59,7 @@ async def main(args) -> None:
                           "judge": None if said is None else sorted(k for k, v in said.items() if v),
                           "labels": sorted(n.disclosed)}), flush=True)
     seconds.sort()
-    print(f"{len(notes)} notes of {path.name}, {sum(len(items_of(n, context)) for n in notes)} (note, item) pairs")
+    print(f"{len(notes)} notes of {path.name}, {sum(len(blind_candidates(n, context)) for n in notes)} (note, item) pairs")
     print(f"judge {args.model}: {rates(judge)}; no usable answer for {failed} notes; "
           f"median {seconds[len(seconds) // 2]:.1f} s a note")
     print(f"detector (attribution): {rates(detector)}")
