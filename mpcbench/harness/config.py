@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ..agents.openai_agent import TOOL_CHOICES, AgentOptions
 from ..agents import OFFLINE_AGENTS
@@ -18,7 +19,6 @@ from ..levels import LEVEL_NAMES, LEVELS
 from ..warehouse import db
 from .episode_spec import EpisodeSpec
 from .episode_spec import fields as episode_fields
-from .provenance import url_host
 
 
 AGENTS = ("openai", *OFFLINE_AGENTS, "memoriser", "replay")   # memoriser: agents/memoriser.py, fitted on --train-db
@@ -50,19 +50,17 @@ def _shown(value) -> str:
     return ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
 
 
-def parse_shard(text: str) -> tuple[int, int]:
-    """`i/n` (1 <= i <= n) as (i, n); a UserError otherwise.
-
-    >>> parse_shard("2/3")
-    (2, 3)
-    """
+def url_host(url: str | None) -> str | None:
+    """host[:port] of a URL: no scheme, user, password, path or query (they may hold secrets)."""
+    if not url:
+        return None
+    parts = urlsplit(url if "//" in url else f"//{url}")
+    host = parts.hostname or ""
     try:
-        i, n = (int(part) for part in text.split("/"))
+        port = parts.port
     except ValueError:
-        raise UserError(f"--shard takes i/n (e.g. 2/4), not {text!r}", 2) from None
-    if not 1 <= i <= n:
-        raise UserError(f"--shard {text}: i must be between 1 and n", 2)
-    return i, n
+        port = None
+    return f"{host}:{port}" if port else host
 
 
 _EPISODE = EpisodeSpec()
@@ -117,8 +115,6 @@ class EvalConfig:
     max_cost_usd: float | None = None       # stop starting episodes before this budget would be passed
 
     def validate(self) -> None:
-        if self.shard is not None:
-            parse_shard(self.shard)
         if self.agent not in AGENTS + EXTERNAL:
             raise UserError(f"--agent must be one of {', '.join(AGENTS)}, not {self.agent!r}")
         if self.agent == "openai" and not self.model:
@@ -159,6 +155,23 @@ class EvalConfig:
         out.pop("base_url")
         out["base_url_host"] = url_host(self.base_url)
         return out
+
+    def resumed(self, saved: dict, given: frozenset[str], run_dir: Path) -> "EvalConfig":
+        """The config of the run saved in `run_dir` (its run.json's options, `saved`), with the
+        options of RESUME_MAY_CHANGE taken from this one; a UserError when an option in `given`
+        (those the user set) differs from the saved run's, or the endpoint is not the run's."""
+        budget = {k: getattr(self, k) for k in ("max_cost_usd", "prices") if getattr(self, k) is not None}
+        config = EvalConfig.from_public(saved, base_url=self.base_url, out=str(run_dir), concurrency=self.concurrency,
+                                        timeout_s=self.timeout_s, max_retries=self.max_retries, **budget)
+        differ = self.differences(config, given)
+        if differ:
+            raise UserError(f"{run_dir} holds a run with other options: {'; '.join(differ)}. Continue it "
+                            "without them, or start a new run in another directory", 2)
+        host = saved.get("base_url_host")
+        if host and url_host(self.base_url) != host:
+            raise UserError(f"--resume: this run used an endpoint at {host}; pass its --base-url again "
+                            "(run.json keeps only the host)")
+        return config
 
     @classmethod
     def from_public(cls, saved: dict, **override) -> "EvalConfig":

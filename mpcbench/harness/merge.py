@@ -17,9 +17,9 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..warehouse import db
-from .config import JOURNAL, PRIVACY_JUDGE_CACHE, RESUME_MAY_CHANGE, RUN_JSON, EvalConfig, option_name, parse_shard
+from .config import JOURNAL, PRIVACY_JUDGE_CACHE, RESUME_MAY_CHANGE, RUN_JSON, EvalConfig, option_name
 from .journal import Journal, read_journal, read_run_json, write_json
-from .plans import plan_episodes
+from .plans import parse_shard, plan_episodes
 from .tables import finalize
 
 IGNORED = {"shard", *RESUME_MAY_CHANGE}

@@ -23,7 +23,7 @@ from ..interrupt import run_async
 from ..limiter import AdaptiveLimit
 from ..llm import ChatClient, EndpointConfig, ResponseCache
 from .endpoint import ServerInfo, probe_endpoint
-from .config import CACHE, RUN_JSON, EvalConfig, parse_shard
+from .config import CACHE, RUN_JSON, EvalConfig
 from .journal import recorded_run
 
 
@@ -160,6 +160,21 @@ def replayed_protocol(config: EvalConfig) -> EvalConfig:
     except (ValueError, AttributeError) as e:
         raise UserError(f"--from {config.replay_from}: run.json is not readable ({e})") from None
     return dataclasses.replace(config, **{k: saved[k] for k in REPLAYED if k in saved})
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`i/n` (1 <= i <= n) as (i, n); a UserError otherwise.
+
+    >>> parse_shard("2/3")
+    (2, 3)
+    """
+    try:
+        i, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise UserError(f"--shard takes i/n (e.g. 2/4), not {text!r}", 2) from None
+    if not 1 <= i <= n:
+        raise UserError(f"--shard {text}: i must be between 1 and n", 2)
+    return i, n
 
 
 def plan_episodes(con: duckdb.DuckDBPyConnection, config: EvalConfig) -> list[tuple[str, int, int]]:

@@ -1,24 +1,20 @@
-"""Setting a run up: its directory and id (`run_directory`, `default_run_id`), the config it runs
-with (`prepare_run`: a new run, or a resume checked against the saved one) and its run.json as
-it starts (`start_run`, `write_run_meta`: what ran, on which build, with which options, seeds and
-versions; the episodes the journal already holds).
-`mpcbench eval` and the outside drivers (`session`) set runs up here."""
+"""Setting a run up: its directory and id (`run_directory`, `default_run_id`) and what it runs
+with (`prepare_run`: the config of a new run, or of a resumed one checked against the saved one;
+its episode options and its options as run.json saves them). `provenance.start_run` then starts
+it. `mpcbench eval` and the outside drivers (`session`) set runs up here."""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from .. import __version__
-from ..dataset.version import info_dataset_version
 from ..errors import UserError
-from ..grading.scoring import GRADER_VERSION
 from ..sandbox import sandbox_status
 from .config import DEFAULT_RUNS_DIR, JOURNAL, RUN_FILES, RUN_JSON, EvalConfig
-from .journal import read_journal, read_run_json, write_json
-from .provenance import build_content_hash, sql_hash, url_host, versions
+from .episode_spec import EpisodeSpec
+from .journal import read_journal, read_run_json
 
 
 def default_run_id(config: EvalConfig) -> str:
@@ -31,10 +27,22 @@ def run_directory(config: EvalConfig) -> Path:
     return Path(config.out) if config.out else DEFAULT_RUNS_DIR / default_run_id(config)
 
 
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run as it is set up: the config it runs with (validated), its directory (not created
+    yet), its episodes' options, its options as run.json saves them, and the episodes its journal
+    already holds (a half-written last line repaired)."""
+    config: EvalConfig
+    run_dir: Path
+    spec: EpisodeSpec
+    options: dict
+    done: dict[tuple[str, int], dict]   # the episodes its journal holds (a resumed run's), by (instance, trial)
+
+
 def prepare_run(config: EvalConfig, *, resume: bool, overwrite: bool = False,
-                given: frozenset[str] = frozenset()) -> tuple[EvalConfig, Path]:
-    """The run directory (not created yet) and the config to run; on resume, the config saved in
-    run.json, with the options of RESUME_MAY_CHANGE taken from `config`. `given` names the
+                given: frozenset[str] = frozenset()) -> PreparedRun:
+    """The run to set up (`PreparedRun`); on resume, with the config saved in run.json and the
+    options of RESUME_MAY_CHANGE taken from `config`. `given` names the
     config fields the user set: on resume, one that differs from the saved run is refused.
     `overwrite` deletes a previous run's files from the directory first. eval and the outside
     drivers (`session`: MCP) set a run up, and check a resume, here alone."""
@@ -45,70 +53,19 @@ def prepare_run(config: EvalConfig, *, resume: bool, overwrite: bool = False,
     if overwrite and not resume:
         for name in RUN_FILES:
             (run_dir / name).unlink(missing_ok=True)
-    if resume:
-        if not saved_path.exists():
-            raise UserError(f"--resume: {run_dir} holds no run.json (give the run directory with --out)")
-        saved = read_run_json(saved_path)
-        budget = {k: getattr(config, k) for k in ("max_cost_usd", "prices") if getattr(config, k) is not None}
-        config_saved = EvalConfig.from_public(saved.get("options") or {}, base_url=config.base_url, out=str(run_dir),
-                                              concurrency=config.concurrency, timeout_s=config.timeout_s,
-                                              max_retries=config.max_retries, **budget)
-        differ = config.differences(config_saved, given)
-        if differ:
-            raise UserError(f"{run_dir} holds a run with other options: {'; '.join(differ)}. Continue it "
-                            "without them, or start a new run in another directory", 2)
-        host = (saved.get("options") or {}).get("base_url_host")
-        if host and url_host(config.base_url) != host:
-            raise UserError(f"--resume: this run used an endpoint at {host}; pass its --base-url again "
-                            "(run.json keeps only the host)")
-        config = config_saved
-    elif saved_path.exists():
+    if resume and not saved_path.exists():
+        raise UserError(f"--resume: {run_dir} holds no run.json (give the run directory with --out)")
+    if not resume and saved_path.exists():
         raise UserError(f"{run_dir} already holds a run; use --resume to finish it, --overwrite to start it "
                         "again, or choose another --out")
+    saved = read_run_json(saved_path) if resume else {}
+    done = read_journal(run_dir / JOURNAL, repair=True)
+    if resume:
+        config = config.resumed(saved.get("options") or {}, given, run_dir)
     config.validate()
+    prepared = PreparedRun(config, run_dir, config.episode_spec(), config.public(), done)
     if config.mode == "code":
         ok, why = sandbox_status()
         if not ok:  # never unsandboxed
             raise UserError(f"--mode code needs a sandbox: {why}")
-    return config, run_dir
-
-
-def start_run(con, config: EvalConfig, run_dir: Path, *, agent: str, model: str | None, notes: list[str],
-              planned: int, resume: bool, price: dict | None = None) -> dict[tuple[str, int], dict]:
-    """Create the run directory and write run.json (`write_run_meta`); the episodes its journal
-    already holds (a resumed run's; a half-written last line repaired), by (instance, trial)."""
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UserError(f"cannot create the run directory {run_dir}: {e.strerror or e}") from None
-    write_run_meta(con, config, run_dir, agent=agent, model=model, notes=notes, planned=planned, resume=resume,
-                   price=price)
-    return read_journal(run_dir / JOURNAL, repair=True)
-
-
-def write_run_meta(con, config: EvalConfig, run_dir: Path, *, agent: str, model: str | None, notes: list[str],
-                   planned: int, resume: bool, price: dict | None = None) -> dict:
-    """Write run.json as a run starts (or resumes): what ran, on which build, with which options.
-    A resume keeps the saved metadata and refuses a build whose content differs."""
-    saved_path = run_dir / RUN_JSON
-    content_hash = build_content_hash(con)
-    meta: dict[str, Any] = read_run_json(saved_path) if resume else {
-        "run_id": run_dir.name, "created_at": dt.datetime.now().isoformat(timespec="seconds"),
-        "benchmark_version": __version__, "grader_version": GRADER_VERSION}
-    if resume and meta.get("build", {}).get("content_sha256") not in (None, content_hash):
-        raise UserError(f"--resume: {Path(config.db)} is not the build this run started on (content hash differs)")
-    build_info = dict(con.execute("select key, value from build_info order by key").fetchall())
-    meta.update({
-        "dataset_version": info_dataset_version(build_info),   # of the build's gold answers
-        "status": "running", "agent": agent, "model": model, "mode": config.mode, "protocol": config.protocol,
-        "base_url_host": url_host(config.base_url), "api_key_env": config.api_key_env if config.agent == "openai" else None,
-        "replay_of": config.replay_from, "notes": notes,
-        "build": {"db": str(Path(config.db)), "content_sha256": content_hash, "info": build_info},
-        "sql_sha256": sql_hash(), "versions": versions(),
-        "seeds": {"agent_seed": config.seed, "trial_seeds": None if config.seed is None else
-                  [config.seed + t for t in range(config.trials)],
-                  "worlds": {k: v for k, v in build_info.items() if k.startswith("seed_")}},
-        "split": {"name": build_info.get("split", "dev"), "seed_hash": build_info.get("split_seed_hash")},
-        "options": config.public(), "episodes": {"planned": planned}, "price": price})
-    write_json(saved_path, meta)
-    return meta
+    return prepared

@@ -49,7 +49,8 @@ from .cost import Budget, episode_cost, model_price
 from .journal import Journal, read_journal, read_run_json
 from .plans import (AgentPlan, agent_plan, chat_client, concurrency_limit, plan_episodes, preflight,
                     replayed_protocol)
-from .run_setup import prepare_run, run_directory, start_run
+from .provenance import start_run
+from .run_setup import prepare_run, run_directory
 from .tables import finalize
 
 
@@ -102,12 +103,13 @@ def run_eval(config: EvalConfig, *, resume: bool = False, retry_errors: bool = F
 
 def _start(config: EvalConfig, *, resume: bool, retry_errors: bool, overwrite: bool, progress: Progress | None,
            given: frozenset[str]) -> EvalResult:
-    config, run_dir = prepare_run(config, resume=resume, overwrite=overwrite, given=given)
+    if config.agent == "replay":   # a resumed replay's saved options are already the recorded run's
+        config = replayed_protocol(config)
+    prepared = prepare_run(config, resume=resume, overwrite=overwrite, given=given)
+    config, run_dir = prepared.config, prepared.run_dir
     if config.agent in EXTERNAL:
         raise UserError(f"{run_dir} is a run of an outside agent ({config.agent}); continue it with "
                         f"`mpcbench {config.agent} --run {run_dir}`")
-    if config.agent == "replay":
-        config = replayed_protocol(config)
     progress = progress or Progress()
     con = db.open_existing(Path(config.db))
     try:
@@ -127,9 +129,9 @@ def _start(config: EvalConfig, *, resume: bool, retry_errors: bool, overwrite: b
             episodes = plan_episodes(con, config)
         if not episodes:
             raise UserError("no instances match --levels / --instances / --instance")
-        done = start_run(con, config, run_dir, agent=plan.agent, model=plan.model, notes=plan.notes,
-                         planned=len(episodes), resume=resume, price=price)
-        return _run(con, config, plan, episodes, done, run_dir, price, retry_errors=retry_errors, progress=progress)
+        start_run(con, prepared, agent=plan.agent, model=plan.model, notes=plan.notes, planned=len(episodes),
+                  resume=resume, price=price)
+        return _run(con, config, plan, episodes, prepared.done, run_dir, price, retry_errors=retry_errors, progress=progress)
     finally:
         con.close()
 

@@ -24,7 +24,6 @@ import asyncio
 import time
 from pathlib import Path
 
-import duckdb
 
 from ..episode.codecs import tool_call, tool_call_message
 from ..episode.contract import EndReason
@@ -36,7 +35,8 @@ from .config import JOURNAL, RUN_JSON, EvalConfig
 from .episode_spec import fields as episode_fields
 from .journal import Journal
 from .plans import plan_episodes
-from .run_setup import prepare_run, start_run
+from .provenance import start_run
+from .run_setup import prepare_run
 from .tables import finalize
 
 # what a continued run must share with the saved one: the instances and how each episode is played
@@ -54,20 +54,47 @@ class OutsideAgent:
 
 
 class ExternalRun:
-    """The instances of one run, served in order to an agent that calls tools from outside."""
+    """The instances of one run, served in order to an agent that calls tools from outside.
+    Opening one starts the run in `config.out` (default build/runs/<run_id>), or continues the
+    run already there when it has the same selection of instances and episode options (checked
+    as eval's --resume checks them: `run_setup.prepare_run`)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, config: EvalConfig, run_dir: Path,
-                 episodes: list[tuple[str, int, int]], todo: list[tuple[str, int, int]]):
-        self.con, self.config, self.run_dir = con, config, run_dir
-        self.episodes, self.todo = episodes, list(todo)
-        self.level = episodes[0][1]
-        self.spec = config.episode_spec()
+    def __init__(self, config: EvalConfig):
+        resume = config.out is not None and (Path(config.out) / RUN_JSON).exists()
+        run = prepare_run(config, resume=resume, given=_SELECTION)
+        db_path = Path(run.config.db)
+        if not db_path.exists():
+            raise UserError(f"{db_path} does not exist; run `mpcbench build` first (or pass --db)")
+        self.con = db.open_existing(db_path)
+        try:
+            self.episodes = plan_episodes(self.con, run.config)
+            if not self.episodes:
+                raise UserError("no instances match --level / --instances / --instance")
+            levels = sorted({level for _, level, _ in self.episodes})
+            if len(levels) > 1:
+                raise UserError(f"serve one level at a time (the instances are of levels {levels}); pass --level")
+            start_run(self.con, run, agent=run.config.agent, model=run.config.model,
+                      notes=["an outside agent, served over MCP"], planned=len(self.episodes), resume=resume)
+        except BaseException:
+            self.con.close()
+            raise
+        self.config, self.run_dir, self.spec = run.config, run.run_dir, run.spec
+        self.todo = [e for e in self.episodes if (e[0], e[2]) not in run.done]
+        self.level = levels[0]
         self.codec = self.spec.codec()
-        self.feedback = self.spec.feedback_giver(con)
-        self.journal = Journal(run_dir / JOURNAL)
+        self.feedback = self.spec.feedback_giver(self.con)
+        self.journal = Journal(self.run_dir / JOURNAL)
         self.unwritten = False               # episodes journaled since the tables were last written
-        self.episode: Episode | None = None
-        self._open_next()
+        self._episode: Episode | None = None   # the current instance's, opened when first asked for
+
+    @property
+    def episode(self) -> Episode | None:
+        """The current instance's episode (None once the run is complete)."""
+        if self._episode is None and self.todo:
+            env = self.spec.environment(self.con, self.todo[0][0])
+            self._episode = self.spec.episode(env, OutsideAgent(), feedback=self.feedback)
+            self.started = time.perf_counter()
+        return self._episode
 
     @property
     def env(self) -> Environment | None:
@@ -134,8 +161,8 @@ class ExternalRun:
         self.todo.pop(0)
         self.unwritten = True
         episode.env.close()
-        self._open_next()
-        if self.episode is None:     # the run is complete: its tables now
+        self._episode = None
+        if not self.todo:     # the run is complete: its tables now
             self.write_tables()
 
     def write_tables(self) -> None:
@@ -145,44 +172,16 @@ class ExternalRun:
         self.unwritten = False
 
     def close(self) -> None:
-        if self.episode is not None:
-            self.episode.env.close()
-            self.episode = None
+        if self._episode is not None:
+            self._episode.env.close()
+            self._episode = None
         if self.unwritten or not (self.run_dir / "runs.parquet").exists():
             self.write_tables()
         self.journal.close()
         self.con.close()
 
-    def _open_next(self) -> None:
-        self.episode = None
-        if not self.todo:
-            return
-        env = self.spec.environment(self.con, self.todo[0][0])
-        self.episode = self.spec.episode(env, OutsideAgent(), feedback=self.feedback)
-        self.started = time.perf_counter()
 
 
 def open_external_run(config: EvalConfig) -> ExternalRun:
-    """Start the run in `config.out` (default build/runs/<run_id>), or continue the run already
-    there when it has the same selection of instances and episode options (checked as eval's
-    --resume checks them: `run_setup.prepare_run`)."""
-    resume = config.out is not None and (Path(config.out) / RUN_JSON).exists()
-    config, run_dir = prepare_run(config, resume=resume, given=_SELECTION)
-    db_path = Path(config.db)
-    if not db_path.exists():
-        raise UserError(f"{db_path} does not exist; run `mpcbench build` first (or pass --db)")
-    con = db.open_existing(db_path)
-    try:
-        episodes = plan_episodes(con, config)
-        if not episodes:
-            raise UserError("no instances match --level / --instances / --instance")
-        levels = sorted({level for _, level, _ in episodes})
-        if len(levels) > 1:
-            raise UserError(f"serve one level at a time (the instances are of levels {levels}); pass --level")
-        done = start_run(con, config, run_dir, agent=config.agent, model=config.model,
-                         notes=["an outside agent, served over MCP"], planned=len(episodes), resume=resume)
-        todo = [e for e in episodes if (e[0], e[2]) not in done]
-        return ExternalRun(con, config, run_dir, episodes, todo)
-    except BaseException:
-        con.close()
-        raise
+    """The run `config` asks for (`ExternalRun`), started or continued."""
+    return ExternalRun(config)

@@ -13,9 +13,9 @@ from ..episode.render import Result, fetch_rows, render_json, render_markdown
 from ..episode.toolfiles import Tool, ToolDefinitionError, ToolError, header_entries, parse_param, strip_comments
 from ..episode.environment import Environment
 from ..errors import ModelLimitError, UserError
-from ..harness.config import JOURNAL, RUN_JSON
+from ..harness.config import JOURNAL, RUN_JSON, url_host
 from ..harness.journal import read_journal
-from ..harness.provenance import build_content_hash, url_host
+from ..harness.provenance import build_content_hash
 from ..llm import ChatClient, EndpointConfig, InfrastructureError, ResponseCache
 from ..warehouse.db import SQL_DIR, connect, layer_views
 
