@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import warnings
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 from types import FrameType
@@ -85,5 +86,9 @@ def is_interrupt(error: BaseException) -> bool:
 
 def leaving() -> None:
     """The one line is being said, or the command is over: later presses are ignored, so none
-    adds a traceback or changes the exit status."""
+    adds a traceback or changes the exit status. After a press, a library's coroutine that the
+    press cancelled before it started (an HTTP client's connection attempt) is not reported as
+    never awaited when Python collects it at exit: it would follow the one line."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if _pressed:
+        warnings.filterwarnings("ignore", r"coroutine .* was never awaited", RuntimeWarning)
