@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import importlib.util
 import json
 import os
 import pickle
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 import duckdb
+import pytest
 
 from fake_openai import Behaviour, RecordedRequest, reply_text, reply_tool_calls
 from mpcbench.grading.feedback import LLM_SYSTEM
@@ -29,6 +31,15 @@ WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 _BUILT: dict[str, Path] = {}
 _LOCK = threading.Lock()
 
+
+
+def skip_without(package: str, reason: str) -> None:
+    """Skip the calling module when `package` is not installed: `pytest.importorskip` without the
+    import, for a module that needs the package only in a subprocess or inside its tests (every
+    pytest-xdist worker collects every module, and importing verifiers, datasets or Inspect takes
+    seconds each)."""
+    if importlib.util.find_spec(package) is None:
+        pytest.skip(reason, allow_module_level=True)
 
 
 def altered_copy(db_path: Path, path: Path, statement: str) -> Path:

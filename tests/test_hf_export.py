@@ -11,11 +11,12 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
+from evalkit import skip_without
 from mpcbench.cli import app
 from mpcbench.dataset.export import oracle_lines
 from mpcbench.dataset.rows import dump_instances, dump_world
 
-pytest.importorskip("datasets", reason="datasets is an optional dependency: pip install 'mpcbench[hf]'")
+skip_without("datasets", "datasets is an optional dependency: pip install 'mpcbench[hf]'")
 
 LOAD = """
 import json, sys

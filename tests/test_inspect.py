@@ -22,10 +22,10 @@ from mpcbench.harness.rollout import RolloutPool, program_messages
 from mpcbench.harness.runner import run_eval
 from mpcbench.warehouse import db
 
-pytest.importorskip("inspect_ai", reason="Inspect AI is an optional dependency: pip install 'mpcbench[inspect]'")
-if tuple(int(part) for part in version("openai").split(".")[:2]) < (3, 4):
+if tuple(int(part) for part in version("openai").split(".")[:2]) < (3, 4):   # before importing Inspect (seconds)
     pytest.skip("Inspect's OpenAI message conversion needs openai>=3.4, and verifiers 0.4 (the train extra) pins "
                 "openai<3: .ci/run runs these tests in .venv-openenv", allow_module_level=True)
+pytest.importorskip("inspect_ai", reason="Inspect AI is an optional dependency: pip install 'mpcbench[inspect]'")
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage  # noqa: E402
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from evalkit import skip_without
 from fake_openai import FakeOpenAI, reply_tool_calls
 from mpcbench.agents import make_agent
 from mpcbench.grading.privacy import PRIVACY_COLUMNS
@@ -29,7 +30,7 @@ from mpcbench.harness.rollout import RolloutPool, program_messages
 from mpcbench.harness.runner import run_eval
 from test_training_envs import VariedModel, program_script
 
-pytest.importorskip("verifiers.v1", reason="the train extra (verifiers 0.4) is not installed")
+skip_without("verifiers", "the train extra (verifiers 0.4) is not installed")
 VF_EVAL = Path(sys.executable).with_name("vf-eval")
 
 # the options of each run (every one of them a --env.taskset field) and eval's equivalents; the
