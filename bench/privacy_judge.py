@@ -23,7 +23,7 @@ from pathlib import Path
 
 from mpcbench.grading.leak_labels import blind_verdicts, load_blind, load_context
 from mpcbench.grading.privacy_judge import judge_note
-from mpcbench.legacy.privacy_audit import blind_candidates   # the items judge-audit asks about
+from mpcbench.harness.privacy_audit import blind_candidates   # the items judge-audit asks about
 from mpcbench.llm import ChatClient, EndpointConfig
 
 

@@ -18,11 +18,9 @@ from mpcbench.grading.leak_labels import percent
 from mpcbench.grading.leaks import Item
 from mpcbench.grading.privacy_judge import SYSTEM, judge_request, read_reply
 from mpcbench.harness.config import PRIVACY_JUDGE_CACHE, EvalConfig
+from mpcbench.harness.privacy_audit import PrivacyAuditConfig, run_privacy_audit
 from mpcbench.harness.rescore import rescore
 from mpcbench.harness.runner import run_eval
-from mpcbench.legacy.audit import AuditConfig
-from mpcbench.legacy.models import Endpoint
-from mpcbench.legacy.privacy_audit import run_privacy_audit
 import test_attribution
 from test_attribution import INSTANCE
 
@@ -152,8 +150,8 @@ def test_judge_audit_privacy_reports_the_judges_agreement_per_style(tmp_path, mo
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-judge")
     with FakeOpenAI(judge) as srv:
-        report = run_privacy_audit(AuditConfig(runs=(), judge_models=("judge",), out=tmp_path / "audit"),
-                                   Endpoint(base_url=srv.base_url)).read_text()
+        report = run_privacy_audit(PrivacyAuditConfig(judge_models=("judge",), out=tmp_path / "audit",
+                                                      base_url=srv.base_url)).read_text()
     test = [r for r in labelled if r["split"] == "test"]
     leaking = sum(r["leaks"] for r in test)
     collisions = sum(r["kind"] == "collision" and not r["requester"] for r in test)

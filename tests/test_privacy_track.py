@@ -19,10 +19,8 @@ import pytest
 from evalkit import GoldModel
 from fake_openai import FakeOpenAI, RecordedRequest, reply_text, reply_tool_calls
 from mpcbench.harness.config import EvalConfig
+from mpcbench.harness.privacy_audit import KEYWORDS, PrivacyAuditConfig, run_privacy_audit
 from mpcbench.harness.runner import run_eval
-from mpcbench.legacy.audit import AuditConfig
-from mpcbench.legacy.models import Endpoint
-from mpcbench.legacy.privacy_audit import KEYWORDS, run_privacy_audit
 from mpcbench.world import privacy_words as words
 from sandboxkit import SANDBOX_OK
 
@@ -262,8 +260,8 @@ def test_the_offline_judges_are_audited_against_the_hand_labels(tmp_path):
     """The audit counts each judge's verdicts against the labels: its false passes are leaking
     notes it called clean, its false fails clean notes it called leaky (counted here from the
     labels file directly)."""
-    report = run_privacy_audit(AuditConfig(runs=(), judge_models=(KEYWORDS, "offline:verbatim"), out=tmp_path / "audit",
-                                           labels=LABELS), Endpoint())
+    report = run_privacy_audit(PrivacyAuditConfig(judge_models=(KEYWORDS, "offline:verbatim"), out=tmp_path / "audit",
+                                                  labels=LABELS))
     verdicts = pl.read_parquet(tmp_path / "audit" / "privacy_judge.parquet")
     test_half = [row for row in labelled_rows() if row["split"] == "test"]
     assert verdicts.height == 2 * len(test_half) and (verdicts["judge_status"] == "ok").all()
@@ -337,8 +335,8 @@ def test_a_model_judge_is_asked_each_labelled_note_with_its_detail_and_scored_on
     blind.write_text("")
     (tmp_path / "none_context.json").write_text('{"people": {}, "items": {}, "participants": {}, "proposed": {}}')
     with FakeOpenAI(judge) as srv:
-        report = run_privacy_audit(AuditConfig(runs=(), judge_models=("judge-model",), out=tmp_path / "audit",
-                                               labels=LABELS, split="dev", blind=blind), Endpoint(base_url=srv.base_url))
+        report = run_privacy_audit(PrivacyAuditConfig(judge_models=("judge-model",), out=tmp_path / "audit",
+                                                      labels=LABELS, split="dev", blind=blind, base_url=srv.base_url))
     dev = [row for row in labelled_rows() if row["split"] == "dev"]
     own = [row for row in dev if row["requester"]]
     clean = [row for row in dev if not row["leaks"] and not row["requester"]]

@@ -70,9 +70,6 @@ class AuditConfig:
     attempts: int = JUDGE_ATTEMPTS
     max_input_chars: int | None = None   # cut longer judge inputs (see `fit`)
     constrained: bool = False            # send the judge reply's JSON Schema as response_format
-    labels: Path | None = None           # --privacy: the labelled notes (default tests/data/privacy_notes.jsonl)
-    split: str = "test"                  # --privacy: the labels' half judged: test, dev or all
-    blind: Path | None = None            # --privacy: the blind notes (default tests/data/blind_notes.jsonl, if there)
 
 
 @dataclasses.dataclass

@@ -4,6 +4,7 @@ Each command parses its options and calls one library function."""
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -14,14 +15,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from .archive import load_json, load_task, model_config, task_path
 from .audit import AuditConfig, run_audit
-from .privacy_audit import KEYWORDS, run_privacy_audit
 from .backend import ToolBackend, all_tools, legacy_name
 from .generate import PROVIDERS, generate
 from .judge import AXES, HEURISTIC, JUDGE_ATTEMPTS, build_judge_input, judge, judge_result
 from .layout import DEFAULT_ROOT, Layout, write_json
 from .models import Endpoint, is_offline
 from .pipeline import PipelineConfig, Progress as PipelineProgress, run_pipeline
-from .project import EndpointConfig, UserError
+from .project import KEYWORDS, EndpointConfig, PrivacyAuditConfig, UserError, run_privacy_audit
 from .run import MAX_STEPS, run_task
 from .warehouse import open_warehouse
 
@@ -48,12 +48,17 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
-def endpoint(models: list[str], cache: Path, base_url, api_key_env, replay, timeout, max_retries, temperature, seed,
-             max_tokens) -> Endpoint:
-    """The endpoint options; fails early when a model needs a key that is not set."""
+def check_key(models: list[str], base_url, api_key_env, replay) -> None:
+    """Fails early when a model needs a key that is not set."""
     key_check = EndpointConfig(model="", base_url=base_url, api_key_env=api_key_env)
     if not replay and any(not is_offline(m) for m in models) and key_check.api_key() is None:
         fail(f"{key_check.missing_key()} (or use offline models / --replay)")
+
+
+def endpoint(models: list[str], cache: Path, base_url, api_key_env, replay, timeout, max_retries, temperature, seed,
+             max_tokens) -> Endpoint:
+    """The endpoint options; fails early when a model needs a key that is not set."""
+    check_key(models, base_url, api_key_env, replay)
     return Endpoint(base_url=base_url, api_key_env=api_key_env, cache=cache, replay=replay, timeout_s=timeout,
                     max_retries=max_retries, temperature=temperature, seed=seed, max_tokens=max_tokens)
 
@@ -312,15 +317,24 @@ def judge_audit_command(
         fail(f"--split takes test, dev or all, not {split!r}", 2)
     if not privacy and not runs:
         fail("give the run directories to audit", 2)
-    options = endpoint(list(judges), cache or out / "judge_cache.jsonl", base_url, api_key_env, replay, timeout,
-                       max_retries, temperature, seed, max_tokens)
-    config = AuditConfig(runs=tuple(runs or ()), judge_models=judges, judge_trials=judge_trials, out=out, db=db_path,
-                         limit=limit, concurrency=concurrency, attempts=attempts, max_input_chars=max_input_chars,
-                         constrained=constrained, labels=labels, split=split)
+    cache = cache or out / "judge_cache.jsonl"
+    if privacy:
+        check_key(list(judges), base_url, api_key_env, replay)
+        audit = partial(run_privacy_audit, PrivacyAuditConfig(
+            judge_models=judges, judge_trials=judge_trials, out=out, labels=labels, split=split, limit=limit,
+            concurrency=concurrency, attempts=attempts, base_url=base_url, api_key_env=api_key_env, timeout_s=timeout,
+            max_retries=max_retries, cache=cache, replay=replay, temperature=temperature, seed=seed,
+            max_tokens=max_tokens))
+    else:
+        options = endpoint(list(judges), cache, base_url, api_key_env, replay, timeout, max_retries, temperature, seed,
+                           max_tokens)
+        audit = partial(run_audit, AuditConfig(
+            runs=tuple(runs or ()), judge_models=judges, judge_trials=judge_trials, out=out, db=db_path, limit=limit,
+            concurrency=concurrency, attempts=attempts, max_input_chars=max_input_chars, constrained=constrained),
+            options)
     with _bar() as bar:
         try:
-            audit = run_privacy_audit if privacy else run_audit
-            report = audit(config, options, Bar(bar, "judge-audit"))
+            report = audit(Bar(bar, "judge-audit"))
         except UserError as e:
             fail(str(e))
     typer.echo(report.read_text(encoding="utf-8"))

@@ -16,9 +16,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from .project import ChatClient, EndpointConfig, ResponseCache, url_host
-
-OFFLINE_PREFIX = "offline:"
+from .project import OFFLINE_PREFIX, ChatClient, EndpointConfig, ResponseCache, url_host
 
 
 def is_offline(model: str) -> bool:

@@ -15,13 +15,15 @@ from ..episode.environment import Environment
 from ..errors import ModelLimitError, UserError
 from ..harness.config import JOURNAL, RUN_JSON, url_host
 from ..harness.journal import read_journal
+from ..harness.privacy_audit import OFFLINE_PREFIX, KEYWORDS, PrivacyAuditConfig, run_privacy_audit
 from ..harness.provenance import build_content_hash
 from ..llm import ChatClient, EndpointConfig, InfrastructureError, ResponseCache
 from ..warehouse.db import SQL_DIR, connect, layer_views
 
 __all__ = [
-    "ChatClient", "EndpointConfig", "InfrastructureError", "JOURNAL", "ModelLimitError", "RUN_JSON", "ResponseCache", "Result",
+    "ChatClient", "EndpointConfig", "InfrastructureError", "JOURNAL", "KEYWORDS", "ModelLimitError", "OFFLINE_PREFIX",
+    "PrivacyAuditConfig", "RUN_JSON", "ResponseCache", "Result",
     "Environment", "SQL_DIR", "SUBMIT_TOOL_NAME", "Tool", "ToolDefinitionError", "ToolError", "ToolSpec",
     "UserError", "build_content_hash", "check_arguments", "connect", "fetch_rows", "header_entries", "layer_views",
-    "parse_param", "read_journal", "render_json", "render_markdown", "strip_comments", "url_host",
+    "parse_param", "read_journal", "render_json", "render_markdown", "run_privacy_audit", "strip_comments", "url_host",
 ]
