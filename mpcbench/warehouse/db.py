@@ -184,11 +184,12 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
 # Views computed once into a table (`mat_<name>`) by `refresh`, as dbt materializes a model:
 # several later views read each of them, and DuckDB would otherwise recompute them every time
 # (the working-hours violations: every scoring call reads them, 0.2 s on the default build;
-# the recurring series' occurrences: each busy-intervals call reads them, half its time).
+# the recurring series' occurrences: each busy-intervals call reads them, half its time; the rooms
+# that fit each level-3 request: the room checks of every scoring call read them).
 MATERIALIZED = ("stg_series_occurrences", "int_blocked_starts", "int_framed_grid", "int_violations_working_hours", "int_framed_violations",
                 "int_slot_violation_masks",
-                "int_feasible_starts", "int_scenario_added_starts", "int_room_choice", "int_candidates",
-                "oracle_summary", "oracle_necessity")
+                "int_feasible_starts", "int_scenario_added_starts", "int_room_static_fits", "int_room_choice",
+                "int_candidates", "oracle_summary", "oracle_necessity")
 
 
 def materialize(con: duckdb.DuckDBPyConnection, name: str, sql: str, temp: bool = False,
