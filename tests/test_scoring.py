@@ -227,6 +227,30 @@ def test_a_grader_reuses_its_cursors_across_calls_and_threads(con, golds):
     assert {row.answers[0]["exact_match"] for row in pooled} == {True, False}
 
 
+def test_checks_only_scoring_judges_every_candidate_as_the_full_scoring_does(con, golds):
+    """`explain=False` (what feedback asks for) leaves out the failures and their causes, nothing
+    else: every answer's scores and every candidate's checks equal the full scoring's, on one
+    pooled cursor taking both kinds of call in turn."""
+    def answers(instance_id: str) -> list[ParsedAnswer | None]:
+        level, gold = int(instance_id[1]), golds[instance_id]
+        night = [(start[:11] + "03:00", room) for start, room in gold[:1]]
+        return [answer(gold, level), answer(gold[:-1], level), answer(night + gold[1:], level), None]
+    episodes = [GradedEpisode(i, 1, int(i[1]), [TurnAnswer(t, a) for t, a in enumerate(answers(i), 1)],
+                              [{"turn": 1, "tool": "get_policy", "error": None}]) for i in sorted(golds)]
+    grader = Grader(con, size=1)
+    try:
+        for episode in episodes:
+            full, checks = grader.score([episode]), grader.score([episode], explain=False)
+            assert checks.failures == [] and {r["failure_cause"] for r in checks.answers} == {None}
+            assert checks.candidates == full.candidates and checks.candidates
+            scores = ("turn", "parse_ok", "n_pred", "n_correct", "n_gold", "f1", "exact_match", "over_submitted")
+            assert [[r[k] for k in scores] for r in checks.answers] == [[r[k] for k in scores] for r in full.answers]
+            assert grader.score([episode]).failures == full.failures   # the next full call explains again
+    finally:
+        grader.close()
+    assert any(c["violations"] for c in full.candidates)
+
+
 def test_infrastructure_errors_are_not_scored(con, golds):
     scored = score_episodes(con, [GradedEpisode("L1-0001", 1, 1, [TurnAnswer(1, None)], [], error="timeout: no response")])
     assert scored.answers == [] and scored.candidates == [] and scored.failures == []

@@ -132,7 +132,7 @@ class FeedbackGiver:
 
     def facts(self, instance_id: str, level: int, answer: ParsedAnswer | None) -> str | None:
         """The rule feedback on the answer, or None if it is an exact match."""
-        scored = self.grader.score([GradedEpisode(instance_id, 1, level, [TurnAnswer(1, answer)])])
+        scored = self.grader.score([GradedEpisode(instance_id, 1, level, [TurnAnswer(1, answer)])], explain=False)
         row = scored.answers[0]
         if row["exact_match"]:
             return None

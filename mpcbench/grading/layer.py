@@ -64,11 +64,17 @@ def create_grading(con: duckdb.DuckDBPyConnection, documented: bool = True) -> N
                 db.document(con, name, sql)
 
 
-def refresh_grading(con: duckdb.DuckDBPyConnection) -> None:
-    """Recompute the materialized views after the input tables changed."""
+# What judging the candidates alone needs (feedback: each answer's checks, not its failure cause
+# or its sources' coverage, which read every tool call).
+CHECKS_ONLY = ("grading_room_candidates", "grading_candidate_checks")
+
+
+def refresh_grading(con: duckdb.DuckDBPyConnection, only: tuple[str, ...] = MATERIALIZED) -> None:
+    """Recompute the materialized views (those of `only`) after the input tables changed."""
     definitions = dict(db.layer_views(LAYER))
     for name in MATERIALIZED:
-        con.execute(f"create or replace temp table mat_{name} as\n{definitions[name]}")
+        if name in only:
+            con.execute(f"create or replace temp table mat_{name} as\n{definitions[name]}")
 
 
 def clear_grading(con: duckdb.DuckDBPyConnection) -> None:
