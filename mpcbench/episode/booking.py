@@ -74,8 +74,8 @@ def write_specs(level: int) -> list[ToolSpec]:
                            "maxItems": 20, "description": f"Everyone who attends: {who}."}}
     if spec.rooms:
         event["room_id"] = {**_ROOM_ID, "description": "A room to reserve for it (optional; reserve_room later)."}
-    tools = [ToolSpec("create_event", "Book a meeting on the attendees' calendars (and reserve a room with it, if "
-                                      "given). Returns the booking's id.",
+    with_room = " (and reserve a room with it, if given)" if spec.rooms else ""
+    tools = [ToolSpec("create_event", f"Book a meeting on the attendees' calendars{with_room}. Returns the booking's id.",
                       {"type": "object", "properties": event, "required": ["title", "start", "attendees"]}),
              ToolSpec("cancel_event", "Cancel a meeting you booked in this conversation (it stays on the "
                                       "calendars as cancelled and frees its room).",

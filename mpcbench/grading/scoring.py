@@ -40,7 +40,7 @@ from ..episode.toolfiles import tool_sources
 from ..levels import level_spec
 from ..timestamps import TIME_FORMAT
 from ..warehouse import db
-from .layer import CHECKS_ONLY, MATERIALIZED, clear_grading, create_grading, refresh_grading
+from .layer import CHECKS_ONLY, LAYER, MATERIALIZED, clear_grading, create_grading, refresh_grading
 
 # 2: an answer is its first N candidates (N: the gold answer's length); the rest are dropped before
 # scoring and counted (n_submitted, over_submitted). Answers of N or fewer score as under version 1.
@@ -152,9 +152,12 @@ class Scored:
 
 
 def _gold(cur: duckdb.DuckDBPyConnection, instance_ids: list[str]) -> dict[str, list[Key]]:
+    """The rows of the view grading_gold, from its SQL: it reads the warehouse alone, so any cursor
+    answers, with or without the grading layer (which takes a while to create)."""
     gold: dict[str, list[Key]] = {instance_id: [] for instance_id in instance_ids}
-    rows = cur.execute("select * from grading_gold where list_contains($instance_ids, instance_id) "
-                       "order by instance_id, rank", {"instance_ids": list(instance_ids)})
+    rows = cur.execute(f"select * from ({dict(db.layer_views(LAYER))['grading_gold']}) "
+                       "where list_contains($instance_ids, instance_id) order by instance_id, rank",
+                       {"instance_ids": list(instance_ids)})
     for row in db.records(rows):
         gold[row["instance_id"]].append(
             (row["starts_at"].strftime(TIME_FORMAT), row["room_id"] if row["level"] >= 3 else None))
@@ -217,11 +220,11 @@ class Grader:
 
 def gold_keys(con: duckdb.DuckDBPyConnection, instance_ids: list[str]) -> dict[str, list[Key]]:
     """The oracle's keys per instance, by rank (the view grading_gold)."""
-    grader = Grader(con)
+    cur = con.cursor()
     try:
-        return grader.gold_keys(instance_ids)
+        return _gold(cur, instance_ids)
     finally:
-        grader.close()
+        cur.close()
 
 
 def score_episodes(con: duckdb.DuckDBPyConnection, episodes: list[GradedEpisode]) -> Scored:

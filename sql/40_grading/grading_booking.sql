@@ -13,8 +13,8 @@
 -- column: booked_start_ok  Exactly one live booking, at the gold start, lasting the meeting's duration.
 -- column: attendees_ok  Exactly one live booking, whose attendees are exactly the required participants.
 -- column: room_ok  Exactly one live booking, in the gold room (levels with rooms) or in none (levels without).
--- column: confirmation_ok  Levels with threads: exactly one message, in a thread of the project, stating
---   the one live booking's date and start time (and room); levels without: no message.
+-- column: confirmation_ok  Levels with threads: exactly one message, in any thread of the project, whose
+--   text contains the one live booking's date and start time (and room id); levels without: no message.
 -- column: extra_writes  Writes beyond the one booking and the one confirmation: every further event
 --   created (cancelled or not) and every further message.
 -- column: task_success  All of the parts, and no extra write.
