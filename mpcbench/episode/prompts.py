@@ -87,8 +87,8 @@ _HOW = {"native": (f'When you\nknow them, call {SUBMIT_TOOL_NAME} with {{{{"cand
 # --task book: what is asked instead of candidates, after the request (its rules as the level has them)
 _BOOK = ("This time, do not list candidates: book the meeting. Book one meeting at the earliest valid start (the "
          "first of the candidates the request asks for){room}, for exactly the meeting's participants (you are not "
-         "one of them), with create_event.{thread} Write nothing else (cancel_event undoes a booking of yours). When "
-         "it is done, call finish (or reply in plain text): that ends the conversation.")
+         "one of them), with create_event.{thread} Book and post nothing else (cancel_event undoes a booking of "
+         "yours). When it is done, call finish (or reply in plain text): that ends the conversation.")
 
 
 def booking_request(request: str, level: int) -> str:
@@ -96,8 +96,8 @@ def booking_request(request: str, level: int) -> str:
     spec = level_spec(level)
     room = ", in the room it takes (reserve it with the booking)" if spec.rooms else ""
     thread = (" Then post one confirmation in one of the project's threads (any one) with post_message, stating "
-              "the meeting's date and start time (YYYY-MM-DD HH:MM)" + (" and its room's id" if spec.rooms else "")
-              + "." if spec.threads else "")
+              "at least the meeting's date and start time (YYYY-MM-DD HH:MM)" + (" and its room's id" if spec.rooms
+                                                                                 else "") + "." if spec.threads else "")
     return request + "\n\n" + textwrap.fill(_BOOK.format(room=room, thread=thread), width=96)
 
 
