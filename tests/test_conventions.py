@@ -17,7 +17,8 @@ from mpcbench.agents.scripted import Reading, plan
 from mpcbench.episode.environment import Environment
 from mpcbench.episode.prompts import mint_system_prompt, system_prompt
 from mpcbench.episode.tools import HiddenFacts
-from mpcbench.grading.scoring import gold_keys, score_keys
+from mpcbench.grading.scoring import gold_keys
+from mpcbench.grading.keys import score_keys
 from mpcbench.kinds import kind
 from mpcbench.world import prose
 from mpcbench.world.wording import FAMILIES

@@ -13,7 +13,8 @@ from mpcbench.agents import scripted
 from mpcbench.dataset.rows import dump_instances, dump_world
 from mpcbench.episode.environment import Environment
 from mpcbench.episode.tools import HiddenFacts
-from mpcbench.grading.scoring import gold_keys, score_keys
+from mpcbench.grading.scoring import gold_keys
+from mpcbench.grading.keys import score_keys
 from prose_agent import RegexFacts
 
 # The regex reader of the first phrasings scored F1 0.00, EM 0 % on the default build (50

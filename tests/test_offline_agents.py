@@ -14,7 +14,7 @@ import pytest
 from mpcbench.agents import baselines, make_agent, scripted
 from mpcbench.episode.engine import DEFAULT_MAX_STEPS, play
 from mpcbench.episode.environment import Environment
-from mpcbench.grading.scoring import score_keys
+from mpcbench.grading.keys import score_keys
 from offline_runner import run_offline, summarize
 
 

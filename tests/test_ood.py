@@ -26,7 +26,8 @@ from mpcbench.dataset import rows
 from mpcbench.dataset.export import export_dataset
 from mpcbench.dataset.skeletons import build_skeletons, shared_share
 from mpcbench.episode.environment import Environment
-from mpcbench.grading.scoring import gold_keys, score_keys
+from mpcbench.grading.scoring import gold_keys
+from mpcbench.grading.keys import score_keys
 from mpcbench.warehouse import db
 from mpcbench.warehouse.importer import import_dataset
 from mpcbench.world import privacy_words

@@ -13,8 +13,8 @@ import pytest
 
 
 from mpcbench.episode.answers import Candidate, ParsedAnswer, parse_submission, parse_text_answer
-from mpcbench.grading.scoring import (GradedEpisode, Grader, TurnAnswer, candidate_key, problem_kinds, score_episodes,
-                                      score_keys)
+from mpcbench.grading.scoring import GradedEpisode, Grader, TurnAnswer, score_episodes
+from mpcbench.grading.keys import candidate_key, problem_kinds, score_keys
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.runner import run_eval
 
