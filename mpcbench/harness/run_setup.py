@@ -63,9 +63,8 @@ def prepare_run(config: EvalConfig, *, resume: bool, overwrite: bool = False,
     if resume:
         config = config.resumed(saved.get("options") or {}, given, run_dir)
     config.validate()
-    prepared = PreparedRun(config, run_dir, config.episode_spec(), config.public(), done)
     if config.mode == "code":
         ok, why = sandbox_status()
         if not ok:  # never unsandboxed
             raise UserError(f"--mode code needs a sandbox: {why}")
-    return prepared
+    return PreparedRun(config, run_dir, config.episode_spec(), config.public(), done)

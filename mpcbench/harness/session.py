@@ -24,7 +24,6 @@ import asyncio
 import time
 from pathlib import Path
 
-
 from ..episode.codecs import tool_call, tool_call_message
 from ..episode.contract import EndReason
 from ..episode.engine import Episode, Reply, View
