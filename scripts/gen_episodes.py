@@ -6,7 +6,8 @@ agent missing it.
     .venv/bin/python scripts/gen_episodes.py --check         # exit 1 if the page is stale
     .venv/bin/python scripts/gen_episodes.py --db PATH       # another build of the default config
 
-It runs `mpcbench eval` for each agent and `mpcbench report --trajectories all`, and turns each
+It runs `mpcbench eval` for each agent and `mpcbench report --trajectories all` (the command line,
+in this process), and turns each
 episode's HTML page into Markdown (headings, text, code blocks and tables kept; the wall time,
 which varies from run to run, left out). tests/test_reference_docs.py runs the check.
 """
@@ -14,14 +15,18 @@ which varies from run to run, left out). tests/test_reference_docs.py runs the c
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import re
-import subprocess
 import sys
 import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from mpcbench.cli import app  # noqa: E402
 PAGE = ROOT / "docs" / "episodes.md"
 INSTANCE = "L1-0001"
 AGENTS = (("scripted", "The scripted agent: every source read, the exact answer"),
@@ -120,18 +125,24 @@ def page_markdown(html: str) -> str:
     return re.sub(r"(tool call\(s\)), \d+\.\d s", r"\1", text)     # the wall time varies from run to run
 
 
+def mpcbench(*args: str) -> None:
+    """`mpcbench ARGS` in this process, its output kept back; an error (exit status not 0) raises."""
+    with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(out):
+        status = app(list(args), prog_name="mpcbench", standalone_mode=False)
+    if status:
+        raise RuntimeError(f"mpcbench {' '.join(args)} exited {status}:\n{out.getvalue()}")
+
+
 def episodes_page(db: Path) -> str:
     out = [INTRO]
     with tempfile.TemporaryDirectory() as tmp:
         runs = []
         for agent, _ in AGENTS:
             run = Path(tmp) / agent
-            subprocess.run([sys.executable, "-m", "mpcbench", "eval", "--agent", agent, "--instance", INSTANCE,
-                            "--db", str(db), "--out", str(run)], check=True, capture_output=True)
+            mpcbench("eval", "--agent", agent, "--instance", INSTANCE, "--db", str(db), "--out", str(run))
             runs.append(str(run))
         report = Path(tmp) / "report"
-        subprocess.run([sys.executable, "-m", "mpcbench", "report", *runs, "--trajectories", "all", "--out",
-                        str(report)], check=True, capture_output=True)
+        mpcbench("report", *runs, "--trajectories", "all", "--out", str(report))
         for i, (agent, title) in enumerate(AGENTS, 1):
             html = (report / "trajectories" / f"{i:02d}-{agent}" / f"{INSTANCE}-t1.html").read_text()
             out += [f"## {title}", "", page_markdown(html), ""]

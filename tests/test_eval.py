@@ -25,8 +25,10 @@ from mpcbench.errors import UserError
 from mpcbench.grading import scoring
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.journal import read_journal
+from mpcbench.harness.provenance import build_content_hash
 from mpcbench.harness.rescore import rescore
 from mpcbench.harness.runner import run_eval
+from mpcbench.warehouse import db
 
 SECRET = "sk-test-DO-NOT-LEAK-4f1c9e"
 ROOT = Path(__file__).resolve().parent.parent
@@ -337,6 +339,29 @@ def test_rescore_refuses_a_different_build(db_path, tmp_path):
     with pytest.raises(UserError, match="content hash differs"):
         rescore(run.run_dir)
     rescore(run.run_dir, force=True)
+
+
+def test_a_build_changed_in_place_gets_a_new_content_hash(db_path, tmp_path):
+    """The hash of a read-only build file is kept for the process (provenance.build_content_hash):
+    a row changed in the file, then opened again, changes the hash; the file as it was keeps it."""
+    path = tmp_path / "b.duckdb"
+    shutil.copy(db_path, path)
+
+    def content_hash() -> str:
+        con = db.connect(path, read_only=True)
+        try:
+            return build_content_hash(con)
+        finally:
+            con.close()
+    before = content_hash()
+    assert content_hash() == before
+    con = db.connect(path)
+    con.execute("update people set name = name || ' Jr' where person_id = (select min(person_id) from people)")
+    con.close()
+    changed = content_hash()
+    assert changed != before
+    shutil.copy(db_path, path)
+    assert content_hash() == before
 
 
 def test_cli_eval_resume_and_rescore(db_path, tmp_path):

@@ -109,22 +109,22 @@ def test_a_run_of_nothing_but_infrastructure_errors_exits_non_zero(db_path, tmp_
     assert runs.height == 4 and runs["error"].is_not_null().all()  # the results are still written
 
 
-def one_at_a_time(db_path, golds) -> PerInstance:
-    """Each episode answers gold in one call; the server takes 0.3 s a call, one call at a time."""
+def one_at_a_time(db_path, golds, delay_s: float = 0.3) -> PerInstance:
+    """Each episode answers gold in one call; the server takes `delay_s` a call, one call at a time."""
     def answer(instance_id, k):
         return submit(golds[instance_id], int(instance_id[1]))
     script = PerInstance(db_path, {}, default=answer)
-    return lambda req: dataclasses.replace(script(req), delay_s=0.3)
+    return lambda req: dataclasses.replace(script(req), delay_s=delay_s)
 
 
 def test_a_one_slot_server_that_says_nothing_gets_fewer_calls_and_no_errors(db_path, golds, tmp_path, monkeypatch):
-    """16 episodes at --concurrency 8 against a server that answers one call at a time in 0.3 s:
-    calls queued at the server pass the 1 s timeout, the limit halves, and the run ends with
+    """16 episodes at --concurrency 8 against a server that answers one call at a time in 0.15 s:
+    calls queued at the server pass the 0.5 s timeout, the limit halves, and the run ends with
     every episode answered (before, each ended as an infrastructure error)."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    with FakeOpenAI(one_at_a_time(db_path, golds), serial=True) as srv:
+    with FakeOpenAI(one_at_a_time(db_path, golds, delay_s=0.15), serial=True) as srv:
         result = runner.invoke(app, ["eval", "--agent", "openai", "--model", "fake-model", "--base-url", srv.base_url,
-                                     "--db", str(db_path), "--out", str(tmp_path / "run"), "--timeout", "1",
+                                     "--db", str(db_path), "--out", str(tmp_path / "run"), "--timeout", "0.5",
                                      "--max-retries", "2"])
         dropped = len(srv.dropped)
     assert result.exit_code == 0, result.output
