@@ -300,9 +300,10 @@ def empty_table(con: duckdb.DuckDBPyConnection, table: str) -> None:
 
 
 def create_warehouse(con: duckdb.DuckDBPyConnection, keys: bool = True) -> None:
+    """The raw tables, empty, the seed tables and every view; the materialized views are computed as
+    they are created (`create_views`), so they need no `refresh` until the raw tables change."""
     create_tables(con, keys)
     create_views(con)
-    refresh(con)
 
 
 RAW_TABLES = (
