@@ -86,23 +86,22 @@ def _build_name(levels: tuple[int, ...], instances: int | None, options: dict) -
 def shared_build(tmp_path_factory, levels: tuple[int, ...], instances: int | None = None, **options) -> Path:
     """The build of `build.build(path, levels, instances, **options)`, made once per test session
     (`shared_dir`). Builds are deterministic, so every module asking for the same options gets
-    the same tables. Open it read-only: other workers read it at the same time."""
-    options.setdefault("worlds_dir", WORLDS_DIR)
-    folder = shared_dir(tmp_path_factory, _build_name(levels, instances, options),
-                        lambda d: build.build(d / "build.duckdb", tuple(levels), instances, **options))
-    return folder / "build.duckdb"
-
-
-def shared_build_with_results(tmp_path_factory, levels: tuple[int, ...], instances: int | None = None,
-                              **options) -> tuple[Path, list[build.LevelResult]]:
-    """`shared_build`, with what `build.build` returned (kept beside it, pickled)."""
+    the same tables. Open it read-only: other workers read it at the same time. What `build.build`
+    returned is kept beside it (`shared_build_with_results`)."""
     options.setdefault("worlds_dir", WORLDS_DIR)
 
     def make(folder: Path) -> None:
         results = build.build(folder / "build.duckdb", tuple(levels), instances, **options)
         (folder / "results.pickle").write_bytes(pickle.dumps(results))
-    folder = shared_dir(tmp_path_factory, _build_name(levels, instances, options) + "-results", make)
-    return folder / "build.duckdb", pickle.loads((folder / "results.pickle").read_bytes())
+    return shared_dir(tmp_path_factory, _build_name(levels, instances, options), make) / "build.duckdb"
+
+
+def shared_build_with_results(tmp_path_factory, levels: tuple[int, ...], instances: int | None = None,
+                              **options) -> tuple[Path, list[build.LevelResult]]:
+    """`shared_build` (the same build, shared with the modules that ask for it), with what
+    `build.build` returned."""
+    path = shared_build(tmp_path_factory, levels, instances, **options)
+    return path, pickle.loads((path.parent / "results.pickle").read_bytes())
 
 
 def tiny_db(tmp_path_factory) -> Path:

@@ -34,6 +34,7 @@ CASES = {
     "leaks.py": (["--db", "{db}"], " ms per note (median of 1;"),
     "legacy_pipeline.py": ([], "mock: median"),
     "mcp_run.py": (["--db", "{db}", "--json", "{tmp}/mcp.json"], "-instance MCP run (level 1"),
+    "oracle_reference.py": ([], "SQL oracle = reference oracle on 2 examples"),
     "privacy_judge.py": ([], "judge stand-in: precision"),
     "sandbox.py": (["--json", "{tmp}/sandbox.json"], "| worker start"),
     "scale.py": ([], "| local | 2 |"),

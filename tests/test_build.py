@@ -27,7 +27,7 @@ from mpcbench.world.generate import generate_world
 
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
 LEVELS = (1, 2, 3)
-INSTANCES = 12
+INSTANCES = 8          # the session's build of levels 1-3 (tests/test_splits.py, test_export_import.py)
 
 
 def table_hashes(path: Path) -> dict[str, str]:
@@ -51,8 +51,9 @@ def table_hashes(path: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """(path, what build.build returned), made once per test session (tests/evalkit.py), so that
-    the tests reading it can run on any pytest-xdist worker; read-only."""
+    """(path, what build.build returned), made once per test session (tests/evalkit.py) and shared
+    with the modules that ask for the same build, so that the tests reading it can run on any
+    pytest-xdist worker; read-only."""
     return shared_build_with_results(tmp_path_factory, LEVELS, INSTANCES)
 
 

@@ -22,9 +22,11 @@ from mpcbench.episode.engine import play
 from mpcbench.episode.environment import Environment
 from mpcbench.grading.scoring import gold_keys, quick_score
 from mpcbench.warehouse import build, db
+from evalkit import shared_build
 
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "worlds"
-INSTANCES = 40
+INSTANCES = 40         # the test split's
+DEV_INSTANCES = 12
 ALLOWED_TOOLS = {"get_busy_intervals", "list_events", "list_recurring_events", "get_current_time"}  # calendars: L1, L2+, L4
 SECRET = "a secret this test never writes anywhere"
 
@@ -96,9 +98,10 @@ def scores(con, agent: OfflineAgent) -> dict[int, tuple[float, float]]:
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("memorised")
-    paths = {"dev": tmp / "dev.duckdb", "test": tmp / "test.duckdb"}
-    build.build(paths["dev"], (1, 2, 3, 4), instances=INSTANCES, worlds_dir=WORLDS_DIR)
+    # dev: the session's build of 12 instances a level (tests/test_scale.py and
+    # tests/test_oracle_reference.py read it too), made once per session
+    paths = {"dev": shared_build(tmp_path_factory, (1, 2, 3, 4), DEV_INSTANCES),
+             "test": tmp_path_factory.mktemp("memorised") / "test.duckdb"}
     build.build(paths["test"], (1, 2, 3, 4), instances=INSTANCES, worlds_dir=WORLDS_DIR,
                 split="test", secret=SECRET)
     cons = {name: db.connect(path, read_only=True) for name, path in paths.items()}

@@ -43,11 +43,18 @@ def test_scripted_agent_gets_exact_match_on_every_instance(scripted_rows):
     assert all(by_level[level]["f1"] == 1.0 and by_level[level]["em"] == 1.0 for level in (1, 2, 3, 4))
 
 
-def test_the_everyday_reader_gets_exact_match_on_every_instance(con):
+def test_the_everyday_reader_gets_exact_match_on_a_third_of_each_level_and_every_policy(con):
     """Reading as a person would wherever no source settles a convention changes no answer:
-    every rule the grader applies is stated (tests/test_conventions.py)."""
-    rows = run_offline(con, "everyday")
-    assert {r["level"] for r in rows} == {1, 2, 3, 4}
+    every rule the grader applies is stated (tests/test_conventions.py). On every third instance
+    of each level of the default build and the first instance of each policy at each level (146
+    of 350 instances); `mpcbench eval --agent everyday` runs every instance."""
+    ids = [i for (i,) in con.execute("""
+        select instance_id from instances i join stg_instances s using (instance_id)
+        qualify (row_number() over (partition by i.level order by i.position) - 1) % 3 = 0
+             or row_number() over (partition by i.level, s.policy_id order by i.position) = 1
+        order by i.level, i.position""").fetchall()]
+    rows = run_offline(con, "everyday", instance_ids=ids)
+    assert len(rows) >= 100 and {r["level"] for r in rows} == {1, 2, 3, 4}
     assert [(r["instance_id"], r["error"], r["f1"]) for r in rows if not r["exact_match"]] == []
 
 
