@@ -132,7 +132,8 @@ def test_vf_eval_rewards_equal_eval_scores_with_the_same_options(db_path, tmp_pa
 
 def test_shortcut_agents_earn_no_more_than_calendar_only_through_verifiers(db_path, tmp_path, monkeypatch):
     """Spray and the office-hours prober, played through verifiers' own eval runner (in process,
-    `vf-eval`'s `run_eval`): mean reward at most the calendar-only baseline's."""
+    `vf-eval`'s `run_eval`) on the first two instances of each level: mean reward at most the
+    calendar-only baseline's (test_training_envs.py checks it on every instance, on the engine)."""
     from verifiers.v1.cli.eval.runner import run_eval as vf_run_eval
     from verifiers.v1.configs.cli.eval import EvalConfig as VfEvalConfig
 
@@ -143,11 +144,12 @@ def test_shortcut_agents_earn_no_more_than_calendar_only_through_verifiers(db_pa
         for agent in ("calendar-only", "spray", "prober"):
             with FakeOpenAI(program_script(pool, agent)) as srv:
                 config = VfEvalConfig.model_validate({
-                    "env": {"taskset": {"id": "mpcbench", "db": str(db_path), "level": None}}, "model": "fake",
+                    "env": {"taskset": {"id": "mpcbench", "db": str(db_path), "level": None, "instances": 2}},
+                    "model": "fake",
                     "client": {"base_url": srv.base_url, "api_key_var": "FAKE_KEY"}, "max_concurrent": 8,
                     "push": False, "rich": None, "output_dir": str(tmp_path), "run": {"name": agent}})
                 episodes = asyncio.run(vf_run_eval(config))
-            assert len(episodes) == len(pool.instances()) and all(e.ok for e in episodes)
+            assert len(episodes) == 2 * 4 and all(e.ok for e in episodes)
             means[agent] = statistics.mean(e.traces[0].reward for e in episodes)
     finally:
         pool.close()
