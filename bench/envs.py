@@ -182,10 +182,11 @@ def main() -> None:
     parser.add_argument("--clock-calls", type=int, default=24, help="get_current_time calls before the solver's "
                         "(steps over which the scoring of a rollout is spread, as a policy's many replies would)")
     parser.add_argument("--json", type=Path, default=None)
-    parser.add_argument("--smoke", action="store_true", help="one repeat, 4 rollouts, concurrency 1 and 2")
+    parser.add_argument("--smoke", action="store_true", help="one repeat, 2 rollouts of 2 clock calls "
+                        "each, concurrency 1 and 2: only shows the script works")
     args = parser.parse_args()
     if args.smoke:
-        args.rollouts, args.repeats, args.concurrency = 4, 1, "1,2"
+        args.rollouts, args.repeats, args.concurrency, args.clock_calls = 2, 1, "1,2", 2
     db_path = args.db or ROOT / "build" / "bench.duckdb"
     if not db_path.exists():
         build.build(db_path, (1, 2, 3, 4), 20)

@@ -20,7 +20,8 @@ SPREAD = {"test_bench_smoke.py", "test_build.py", "test_scale.py", "test_oracle_
           "test_oracle_golden.py", "test_feedback.py", "test_model_paths.py", "test_code_mode.py",
           "test_build_lock.py", "test_sandbox.py", "test_sandbox_attacks.py", "test_llm.py",
           "test_eval_endpoint.py", "test_eval_interrupt.py", "test_cost.py", "test_kinds.py",
-          "test_model_limits.py", "test_dry_run.py", "test_verifiers_env.py", "test_exploits.py"}
+          "test_model_limits.py", "test_dry_run.py", "test_exploits.py"}
+# not SPREAD: test_verifiers_env.py, whose in-process verifiers runs share one import of verifiers (~10 s)
 FIRST = ["test_trl.py", "test_verifiers_env.py", "test_training_envs.py", "test_oracle_reference.py", "test_exploits.py",
          "test_privacy_track.py",
          "test_splits.py", "test_scale.py", "test_bench_smoke.py", "test_build.py", "test_offline_agents.py",

@@ -162,13 +162,16 @@ def test_privacy_metrics_equal_evals_columns(db_path, eval_runs):
     """With privacy_metrics, a rollout's privacy figures are runs.parquet's (the leaky agent
     discloses, the scripted one does not), and a weight on one puts it into the reward: a note that
     states the answer and discloses nothing earns it (the scripted and calendar-only agents write
-    one), a leaky note does not."""
+    one), a leaky note does not. On the first two instances of each level (grading the privacy
+    figures makes each episode cost about 0.3 s)."""
     privacy = RolloutPool(db_path, EpisodeSpec(privacy_metrics=True, weights={"f1": 1.0, "clean_note": 0.5}))
-    clean = {}
+    clean, disclosed = {}, {}
     try:
         for agent in ("leaky", "scripted", "calendar-only"):
             runs = pl.read_parquet(eval_runs[agent] / "runs.parquet")   # the module's eval of the agent
-            for row in runs.iter_rows(named=True):
+            firsts = runs.sort("instance_id").group_by("level", maintain_order=True).head(2)
+            assert firsts["level"].unique().sort().to_list() == [1, 2, 3, 4] and firsts.height == 8
+            for row in firsts.iter_rows(named=True):
                 script = replay(privacy, make_agent(agent), row["instance_id"])
                 reward, metrics = asyncio.run(drive(privacy, row["instance_id"], lambda r, k, s=script: s[k]))
                 for m in PRIVACY_COLUMNS:   # a null figure (level 1's exposure) is NaN, never 0
@@ -178,8 +181,9 @@ def test_privacy_metrics_equal_evals_columns(db_path, eval_runs):
                 assert reward == row["f1"] + 0.5 * metrics["clean_note"]
                 assert not (metrics["disclosed"] and metrics["clean_note"])
                 clean.setdefault(agent, []).append(metrics["clean_note"])
+                disclosed.setdefault(agent, []).append(metrics["disclosed"])
             if agent == "leaky":
-                assert runs["disclosed"].fill_null(0).sum() > 0
+                assert runs["disclosed"].fill_null(0).sum() > 0 and max(disclosed["leaky"]) > 0
     finally:
         privacy.close()
     # a leaky note earns nothing where it discloses (where there is nothing to leak, its note is clean)

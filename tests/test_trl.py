@@ -29,12 +29,20 @@ CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m.role }}|>{{ m.content or '' }}"
                  "<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}")
 
 
+QWEN2 = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2,
+         "num_key_value_heads": 1, "max_position_embeddings": 8192}
+
+
 @pytest.fixture(scope="module")
 def tiny_model(db_path, tmp_path_factory) -> Path:
-    """A Qwen2-architecture model (one layer, width 32) and a byte-level BPE tokenizer trained
-    here on the build's prompts, saved as a model directory."""
+    """A Qwen2-architecture model (one layer, width 32, random weights) and a byte-level BPE
+    tokenizer trained here on the build's prompts, saved as a model directory. Written with
+    `tokenizers`, NumPy and safetensors, the files `save_pretrained` writes, without importing
+    transformers and torch into the test's process (about 13 s of CPU): the examples load it with
+    transformers' Auto classes, as a user's model."""
+    import numpy as np
+    from safetensors.numpy import save_file
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
 
     specials = ["<|pad|>", "<|end|>", "<|system|>", "<|user|>", "<|assistant|>", "<|tool|>"]
     bpe = Tokenizer(models.BPE())
@@ -45,15 +53,29 @@ def tiny_model(db_path, tmp_path_factory) -> Path:
     pool.close()
     bpe.train_from_iterator(texts, trainers.BpeTrainer(vocab_size=600, special_tokens=specials,
                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe, pad_token="<|pad|>", eos_token="<|end|>",
-                                        padding_side="left", chat_template=CHAT_TEMPLATE)
-    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=8192,
-                         pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
-                         bos_token_id=tokenizer.eos_token_id)
     folder = tmp_path_factory.mktemp("tiny-qwen2")
-    Qwen2ForCausalLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
+    bpe.save(str(folder / "tokenizer.json"))
+    (folder / "tokenizer_config.json").write_text(json.dumps({
+        "tokenizer_class": "PreTrainedTokenizerFast", "pad_token": "<|pad|>", "eos_token": "<|end|>",
+        "padding_side": "left", "chat_template": CHAT_TEMPLATE}))
+    vocab, pad, eos = bpe.get_vocab_size(), bpe.token_to_id("<|pad|>"), bpe.token_to_id("<|end|>")
+    (folder / "config.json").write_text(json.dumps({
+        "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "vocab_size": vocab, **QWEN2,
+        "hidden_act": "silu", "rms_norm_eps": 1e-6, "tie_word_embeddings": False, "dtype": "float32",
+        "pad_token_id": pad, "eos_token_id": eos, "bos_token_id": eos}))
+    width, inner, kv = QWEN2["hidden_size"], QWEN2["intermediate_size"], 16   # kv: 1 head of 32 / 2
+    shapes = {"lm_head.weight": (vocab, width), "model.embed_tokens.weight": (vocab, width),
+              "model.layers.0.mlp.down_proj.weight": (width, inner), "model.layers.0.mlp.gate_proj.weight": (inner, width),
+              "model.layers.0.mlp.up_proj.weight": (inner, width), "model.layers.0.self_attn.q_proj.weight": (width, width),
+              "model.layers.0.self_attn.k_proj.weight": (kv, width), "model.layers.0.self_attn.v_proj.weight": (kv, width),
+              "model.layers.0.self_attn.o_proj.weight": (width, width)}
+    rng = np.random.default_rng(0)
+    weights = {name: (0.02 * rng.standard_normal(shape)).astype(np.float32) for name, shape in shapes.items()}
+    weights |= {f"model.layers.0.self_attn.{p}_proj.bias": np.zeros(n, np.float32) for p, n in (("q", width), ("k", kv), ("v", kv))}
+    weights |= {name: np.ones(width, np.float32) for name in ("model.layers.0.input_layernorm.weight",
+                                                              "model.layers.0.post_attention_layernorm.weight",
+                                                              "model.norm.weight")}
+    save_file(weights, str(folder / "model.safetensors"), metadata={"format": "pt"})
     return folder
 
 

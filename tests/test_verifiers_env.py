@@ -2,8 +2,10 @@
 default mode: the taskset loaded and played by verifiers' own runner, the model behind its
 interception server) against a fake OpenAI-compatible endpoint. Its rewards and metrics equal the
 scores `mpcbench eval` gives the same model with the same options, instance by instance at levels
-1-4; the model sees the same conversation and tools from both. The taskset needs the `train`
-extra and the module skips without it.
+1-4; the model sees the same conversation and tools from both. One run (the privacy options) is a
+`vf-eval` subprocess; the others take the same command line through vf-eval's own argument
+parser and eval runner in the test's process, sparing a subprocess that imports verifiers anew
+(about 10 s each). The taskset needs the `train` extra and the module skips without it.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ OPTIONS = {
          "weights": {"f1": 0.5, "exact_match": 0.5, "note_covers_answer": 0.25}},
         {"privacy_instructions": "on"}),
 }
+SUBPROCESS = "the privacy norm, its metrics and weights"   # the run that is a `vf-eval` subprocess
 
 
 def note(instance_id: str, keys: list) -> str | None:
@@ -50,16 +53,31 @@ def note(instance_id: str, keys: list) -> str | None:
     return f"Proposed {keys[0][0]}." if keys and int(instance_id[-1]) % 2 else None
 
 
-def vf_eval(url: str, out: Path, options: dict, db_path: Path) -> dict[str, dict]:
-    """`vf-eval mpcbench` over every level with these options: per instance, its reward and metrics."""
+def vf_eval(url: str, out: Path, options: dict, db_path: Path, subprocess_run: bool = True) -> dict[str, dict]:
+    """`vf-eval mpcbench` over every level with these options: per instance, its reward and metrics.
+    With `subprocess_run` False, the same command line goes through vf-eval's own parser
+    (`pydantic_config.cli` on the config type `vf-eval` narrows) and eval runner in this process."""
     flags = [a for name, value in {"db": str(db_path), "level": None, **options}.items()
              for a in (f"--env.taskset.{name.replace('_', '-')}", json.dumps(value) if isinstance(value, dict)
                        else str(value))]
-    done = subprocess.run([str(VF_EVAL), "mpcbench", *flags, "-m", "fake", "--client.base-url", url,
-                           "--client.api-key-var", "FAKE_KEY", "-c", "8", "--no-push", "--no-rich", "-o", str(out),
-                           "--run.name", "run"], env={**os.environ, "FAKE_KEY": "sk-test"},
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    argv = ["mpcbench", *flags, "-m", "fake", "--client.base-url", url, "--client.api-key-var", "FAKE_KEY", "-c", "8",
+            "--no-push", "--no-rich", "-o", str(out), "--run.name", "run"]
+    if subprocess_run:
+        done = subprocess.run([str(VF_EVAL), *argv], env={**os.environ, "FAKE_KEY": "sk-test"},
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+    else:
+        from pydantic_config import cli
+        from verifiers.v1.cli.eval.runner import run_eval as vf_run_eval
+        from verifiers.v1.cli.resolve import narrow_config, with_positional_taskset
+        from verifiers.v1.configs.cli.eval import EvalConfig as VfEvalConfig
+
+        argv = with_positional_taskset(argv)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(sys, "argv", [str(VF_EVAL), *argv])
+            mp.setenv("FAKE_KEY", "sk-test")
+            config = cli(narrow_config(VfEvalConfig, argv))
+            assert all(e.ok for e in asyncio.run(vf_run_eval(config)))
     found = {}
     for line in (out / "run" / "traces.jsonl").read_text().splitlines():
         (trace,) = json.loads(line)["traces"]
@@ -88,7 +106,7 @@ def test_vf_eval_rewards_equal_eval_scores_with_the_same_options(db_path, tmp_pa
     weights = options.get("weights", {"f1": 1.0})
     model = VariedModel(db_path, note=note)
     with FakeOpenAI(model) as srv:
-        got = vf_eval(srv.base_url, tmp_path / "vf", options, db_path)
+        got = vf_eval(srv.base_url, tmp_path / "vf", options, db_path, subprocess_run=name == SUBPROCESS)
         asked_by_vf, model.requests[:] = first_requests(model), []
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         run = run_eval(EvalConfig(agent="openai", model="fake", base_url=srv.base_url, db=str(db_path),
@@ -114,7 +132,8 @@ def test_vf_eval_rewards_equal_eval_scores_with_the_same_options(db_path, tmp_pa
 
 def test_shortcut_agents_earn_no_more_than_calendar_only_through_verifiers(db_path, tmp_path, monkeypatch):
     """Spray and the office-hours prober, played through verifiers' own eval runner (in process,
-    `vf-eval`'s `run_eval`): mean reward at most the calendar-only baseline's."""
+    `vf-eval`'s `run_eval`) on the first two instances of each level: mean reward at most the
+    calendar-only baseline's (test_training_envs.py checks it on every instance, on the engine)."""
     from verifiers.v1.cli.eval.runner import run_eval as vf_run_eval
     from verifiers.v1.configs.cli.eval import EvalConfig as VfEvalConfig
 
@@ -125,11 +144,12 @@ def test_shortcut_agents_earn_no_more_than_calendar_only_through_verifiers(db_pa
         for agent in ("calendar-only", "spray", "prober"):
             with FakeOpenAI(program_script(pool, agent)) as srv:
                 config = VfEvalConfig.model_validate({
-                    "env": {"taskset": {"id": "mpcbench", "db": str(db_path), "level": None}}, "model": "fake",
+                    "env": {"taskset": {"id": "mpcbench", "db": str(db_path), "level": None, "instances": 2}},
+                    "model": "fake",
                     "client": {"base_url": srv.base_url, "api_key_var": "FAKE_KEY"}, "max_concurrent": 8,
                     "push": False, "rich": None, "output_dir": str(tmp_path), "run": {"name": agent}})
                 episodes = asyncio.run(vf_run_eval(config))
-            assert len(episodes) == len(pool.instances()) and all(e.ok for e in episodes)
+            assert len(episodes) == 2 * 4 and all(e.ok for e in episodes)
             means[agent] = statistics.mean(e.traces[0].reward for e in episodes)
     finally:
         pool.close()
@@ -158,8 +178,9 @@ def test_bad_options_are_one_line_errors(db_path):
 
 
 def test_vf_eval_booking_rewards_equal_evals_task_success(db_path, tmp_path, monkeypatch):
-    """`vf-eval mpcbench --env.taskset.scheduling-task book`: a model that books as the scripted agent does
-    gets, instance by instance at levels 1-4, eval's task_success as its reward and eval's parts."""
+    """`vf-eval mpcbench --env.taskset.scheduling-task book` (its parser and runner, in process): a
+    model that books as the scripted agent does gets, instance by instance at levels 1-4, eval's
+    task_success as its reward and eval's parts."""
     pool = RolloutPool(db_path, EpisodeSpec(task="book"))
     scripts = {}
     try:
@@ -173,7 +194,7 @@ def test_vf_eval_booking_rewards_equal_evals_task_success(db_path, tmp_path, mon
         pool.close()
     model = lambda req: reply_tool_calls(scripts[next(m["content"] for m in req.messages if m["role"] == "user")])  # noqa: E731
     with FakeOpenAI(model) as srv:
-        got = vf_eval(srv.base_url, tmp_path / "vf", {"scheduling_task": "book"}, db_path)
+        got = vf_eval(srv.base_url, tmp_path / "vf", {"scheduling_task": "book"}, db_path, subprocess_run=False)
     run = run_eval(EvalConfig(agent="scripted", db=str(db_path), task="book", out=str(tmp_path / "eval")))
     runs = {r["instance_id"]: r for r in pl.read_parquet(run.run_dir / "runs.parquet").iter_rows(named=True)}
     assert set(got) == set(runs) and {i[:2] for i in got} == {"L1", "L2", "L3", "L4"}
