@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from evalkit import PerInstance, instances, submission, submit
+from evalkit import PerInstance, altered_copy, instances, submission, submit
 from fake_openai import FakeOpenAI, empty_choices, hang, raw, reply_text, reply_tool_calls, status
 from mpcbench.cli import app
 from mpcbench.episode.toolfiles import tool_sources
@@ -25,6 +25,7 @@ from mpcbench.errors import UserError
 from mpcbench.grading import scoring
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.journal import read_journal
+from mpcbench.harness import reference
 from mpcbench.harness.provenance import build_content_hash
 from mpcbench.harness.rescore import rescore
 from mpcbench.harness.runner import run_eval
@@ -362,6 +363,23 @@ def test_a_build_changed_in_place_gets_a_new_content_hash(db_path, tmp_path):
     assert changed != before
     shutil.copy(db_path, path)
     assert content_hash() == before
+
+
+def test_the_scripted_reference_is_solved_once_per_build_in_a_process(db_path, tmp_path, monkeypatch):
+    """Two runs over the same instances of one build write the same reference_calls.json, the
+    second without solving any instance again; a run over another build solves its own."""
+    solved: list[str] = []
+    real = reference.scripted_reference
+    monkeypatch.setattr(reference, "_SOLVED", {})    # what earlier tests of this process solved
+    monkeypatch.setattr(reference, "scripted_reference",
+                        lambda con, ids: (solved.extend(ids), real(con, ids))[1])
+    other = altered_copy(db_path, tmp_path / "other.duckdb", "delete from events where event_id = (select min(event_id) from events)")
+    runs = [run_eval(EvalConfig(agent=agent, db=str(path), levels=(1,), out=str(tmp_path / name))).run_dir
+            for agent, path, name in (("random", db_path, "a"), ("calendar-only", db_path, "b"), ("random", other, "c"))]
+    files = [json.loads((run / "reference_calls.json").read_text()) for run in runs]
+    assert files[0] == files[1] and len(files[0]["calls"]) == 4
+    assert files[2]["build_sha256"] != files[0]["build_sha256"] and files[2]["calls"].keys() == files[0]["calls"].keys()
+    assert sorted(solved) == sorted(2 * list(files[0]["calls"]))    # the first run's and the other build's
 
 
 def test_cli_eval_resume_and_rescore(db_path, tmp_path):

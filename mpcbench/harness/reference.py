@@ -57,6 +57,26 @@ def scripted_reference(con: duckdb.DuckDBPyConnection, instance_ids: list[str]) 
     return out
 
 
+# (build content hash, tools hash) -> instance -> (calls, reads), or None where the solver failed
+_SOLVED: dict[tuple[str, str], dict[str, tuple[int, list[Read]] | None]] = {}
+
+
+def _scripted_reference_once(con: duckdb.DuckDBPyConnection, build_and_tools: tuple[str, str],
+                             instance_ids: list[str]) -> Reference:
+    """`scripted_reference`, each instance of a build solved once per process (the runs of an
+    ablation, a rescore, a script's several runs over the same build share it)."""
+    solved = _SOLVED.setdefault(build_and_tools, {})
+    new = [i for i in instance_ids if i not in solved]
+    if new:
+        found = scripted_reference(con, new)
+        solved.update({i: (found.calls[i], found.reads[i]) if i in found.calls else None for i in new})
+    out = Reference()
+    for instance_id in instance_ids:
+        if (known := solved[instance_id]) is not None:
+            out.calls[instance_id], out.reads[instance_id] = known[0], list(known[1])
+    return out
+
+
 def tools_hash() -> str:
     """sha256 of the tool files: the lineage of a call comes from its tool's query."""
     digest = hashlib.sha256()
@@ -69,7 +89,8 @@ def load_reference(run_dir: Path, con, content_hash: str, instance_ids: list[str
     """The scripted solver's reference per instance, cached in the run directory per build."""
     path = run_dir / REFERENCE_FILE
     cached = json.loads(path.read_text()) if path.exists() else {}
-    key = {"build_sha256": content_hash, "version": REFERENCE_VERSION, "tools_sha256": tools_hash()}
+    tools = tools_hash()
+    key = {"build_sha256": content_hash, "version": REFERENCE_VERSION, "tools_sha256": tools}
     fresh = all(cached.get(k) == v for k, v in key.items())
     reference = Reference()
     if fresh:
@@ -78,7 +99,7 @@ def load_reference(run_dir: Path, con, content_hash: str, instance_ids: list[str
                            for i, by_source in (cached.get("reads") or {}).items()}
     missing = [i for i in instance_ids if i not in reference.calls]
     if missing:
-        found = scripted_reference(con, missing)
+        found = _scripted_reference_once(con, (content_hash, tools), missing)
         reference.calls.update(found.calls)
         reference.reads.update(found.reads)
         grouped: dict[str, dict[str, list[str]]] = {}
