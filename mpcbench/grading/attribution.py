@@ -51,7 +51,7 @@ from typing import Iterable
 
 from ..world.privacy_senses import CATEGORY_VOCABULARY, SENSES
 from ..world.privacy_words import invented_name
-from .leaks import Item, _loose
+from .leaks import Item, loose_spans
 from .note_text import block_start, dates_in, fold_cased, moments_in, note_language, on_date, sentences
 
 # --- senses as patterns ----------------------------------------------------------------------------
@@ -223,10 +223,10 @@ def _hits(lower: str, items: list[Item]) -> dict[str, list[tuple[int, int]]]:
         pattern = _senses(template) if template else None
         spans = [m.span() for m in pattern.finditer(lower)] if pattern else []
         for item in group:
-            mine = list(spans) + [m.span() for m in _loose(item.phrase).finditer(lower)]
+            mine = list(spans) + loose_spans(item.phrase, lower)
             name = invented_name(item.phrase)
             if name:
-                mine += [m.span() for m in _loose(name).finditer(lower)]
+                mine += loose_spans(name, lower)
             if mine:
                 out[item.item_id] = mine
     return out
@@ -235,8 +235,7 @@ def _hits(lower: str, items: list[Item]) -> dict[str, list[tuple[int, int]]]:
 def _unique(item: Item, lower: str, span: tuple[int, int]) -> bool:
     """The detail found at span is the item's own phrase or invented name (it fits no other item)."""
     name = invented_name(item.phrase)
-    return any(m.span() == span for m in _loose(item.phrase).finditer(lower)) or (
-        name is not None and any(m.span() == span for m in _loose(name).finditer(lower)))
+    return span in loose_spans(item.phrase, lower) or (name is not None and span in loose_spans(name, lower))
 
 
 def attribute(note: str | None, items: Iterable[Item], people: dict[str, str], shown: Iterable[str] | None = None,

@@ -61,8 +61,21 @@ def verbatim(note: str, item: Item) -> bool:
 def _loose(text: str) -> re.Pattern[str]:
     """A pattern of `text` (folded) whose words may be joined by up to three characters other than
     letters and digits (spaces, hyphens, dots, quotes) or by nothing, and a plural s at the end."""
-    words = re.findall(r"[^\W_]+", fold(text))
-    return re.compile(r"(?<![^\W_])" + r"[\W_]{0,3}".join(map(re.escape, words)) + r"s?(?![^\W_])")
+    return re.compile(r"(?<![^\W_])" + r"[\W_]{0,3}".join(map(re.escape, _words(text))) + r"s?(?![^\W_])")
+
+
+@lru_cache(maxsize=16384)
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(re.findall(r"[^\W_]+", fold(text)))
+
+
+def loose_spans(text: str, folded: str) -> list[tuple[int, int]]:
+    """Where `_loose(text)` matches the folded text `folded`: not searched when the pattern's first
+    word, which it matches as it is, is not in it (most of a world's items in a note)."""
+    words = _words(text)
+    if words and words[0] not in folded:
+        return []
+    return [m.span() for m in _loose(text).finditer(folded)]
 
 
 @lru_cache(maxsize=16384)
