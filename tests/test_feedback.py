@@ -138,18 +138,20 @@ def test_rule_feedback_names_the_broken_constraint_and_no_gold_slot(con, db_path
 
 
 def test_the_scripted_agent_gains_nothing_and_the_feedback_reading_baseline_improves(db_path, tmp_path):
+    """One instance a level (the runs' fixed costs dominate; the claims hold per instance)."""
     scripted = run_eval(EvalConfig(agent="scripted", db=str(db_path), out=str(tmp_path / "s"), max_turns=4,
-                                   feedback="rule"))
+                                   feedback="rule", instances=1))
+    assert sorted(s["level"] for s in scripted.summary) == [1, 2, 3, 4]
     assert all(s["em_rate"] == 1.0 for s in scripted.summary)
     assert set(pl.read_parquet(scripted.run_dir / "turns.parquet")["turn"]) == {1}
     base = run_eval(EvalConfig(agent="calendar-only", db=str(db_path), out=str(tmp_path / "c"), max_turns=4,
-                               feedback="rule", levels=(1, 2)))
+                               feedback="rule", levels=(1, 2), instances=1))
     first = pl.read_parquet(base.run_dir / "turns.parquet").filter(pl.col("turn") == 1)["f1"].mean()
     final = pl.read_parquet(base.run_dir / "runs.parquet")["f1"].mean()
     assert final > first + 0.1
     # with feedback that names no candidate it has nothing to act on
     blind = run_eval(EvalConfig(agent="calendar-only", db=str(db_path), out=str(tmp_path / "b"), max_turns=4,
-                                feedback="rule", feedback_detail="count", levels=(1, 2)))
+                                feedback="rule", feedback_detail="count", levels=(1, 2), instances=1))
     assert pl.read_parquet(blind.run_dir / "runs.parquet")["f1"].mean() == pytest.approx(first)
 
 
@@ -188,7 +190,11 @@ def test_bad_turn_and_feedback_options_are_clear_errors(db_path, tmp_path):
 # --- context mode ----------------------------------------------------------------------------
 
 def test_context_mode_holds_every_required_source(con, db_path):
+    """The first two instances of each level (one world a level; level 1's two policies): a
+    level-4 prompt takes about 0.4 s to assemble."""
     for instance_id, level, _ in instances(db_path):
+        if int(instance_id[-4:]) > 2:
+            continue
         req = db.records(con.execute(
             "select world_id, policy_id, project_id from stg_instances where instance_id = $i", {"i": instance_id}))[0]
         participants = [p for (p,) in con.execute(
@@ -243,7 +249,7 @@ def test_context_mode_offers_the_model_no_tool_and_refuses_a_call(db_path, golds
 
 def test_ablation_runs_four_configurations_on_the_same_instances(db_path, tmp_path):
     results = run_ablation(EvalConfig(agent="calendar-only", db=str(db_path), out=str(tmp_path / "abl"),
-                                      levels=(1, 2)))
+                                      levels=(1, 2), instances=1))
     manifest = json.loads((tmp_path / "abl" / "ablation.json").read_text())
     assert [c["name"] for c in manifest["configs"]] == ["baseline", "tools-only", "feedback-only", "full"]
     assert [(c["mode"], c["feedback"], c["max_turns"]) for c in manifest["configs"]] == [
@@ -259,7 +265,7 @@ def test_ablation_runs_four_configurations_on_the_same_instances(db_path, tmp_pa
 def test_cli_ablation_writes_one_directory_and_prints_each_configuration(db_path, tmp_path):
     out = tmp_path / "cli-abl"
     result = CliRunner().invoke(app, ["eval", "--agent", "calendar-only", "--ablation", "--levels", "1",
-                                      "--instances", "2", "--db", str(db_path), "--out", str(out)])
+                                      "--instances", "1", "--db", str(db_path), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert all(f"Run {name}" in result.output for name in ("baseline", "tools-only", "feedback-only", "full"))
     assert sorted(p.name for p in out.iterdir()) == ["ablation.json", "baseline", "feedback-only", "full",
