@@ -68,7 +68,8 @@ def test_the_scripted_code_twin_solves_every_instance_inside_the_sandbox(db_path
 def test_every_sandbox_process_is_gone_when_its_episode_ends_at_concurrency_4(db_path, tmp_path, monkeypatch,
                                                                                protocol):
     """Episodes run side by side on pooled threads (MINT's cells on the threads of each turn's own
-    event loop); as each episode's environment closes, its pid namespace is empty."""
+    event loop); as each episode's environment closes, its pid namespace is empty. Two instances a
+    level: 8 episodes, twice the 4 slots (the scripted twin on every instance is the test above)."""
     closed: list[tuple[str, list[int], bool]] = []   # namespace, its processes after close, bwrap still there
     close = CodeMode.close
 
@@ -79,9 +80,9 @@ def test_every_sandbox_process_is_gone_when_its_episode_ends_at_concurrency_4(db
 
     monkeypatch.setattr(CodeMode, "close", closing)
     result = run_eval(EvalConfig(agent="scripted", db=str(db_path), mode="code", protocol=protocol,
-                                 concurrency=4, out=str(tmp_path / protocol)))
+                                 concurrency=4, instances=2, out=str(tmp_path / protocol)))
     assert [s["em_rate"] for s in result.summary] == [1.0, 1.0, 1.0, 1.0]
-    assert len(closed) == 16        # (a freed namespace's id may come again)
+    assert len(closed) == 8        # (a freed namespace's id may come again)
     assert all(left == [] and not bwrap_left for _, left, bwrap_left in closed)
 
 
