@@ -122,8 +122,19 @@ def test_notes_as_models_write_them_disclose_through_eval(db_path, tmp_path, key
     assert set(disclosures["phrase"]) >= {items[i][1] for i in ONE_PER_LEVEL}
 
 
-def test_a_gold_answer_with_a_clean_note_is_exact_and_covers(db_path, tmp_path, key):
-    runs, _ = run(db_path, tmp_path, GoldModel(db_path, note=lambda i, keys: times_note(keys)), "clean")
+@pytest.fixture(scope="module")
+def clean_run(db_path, tmp_path_factory) -> tuple[pl.DataFrame, dict, GoldModel]:
+    """The gold model with a clean note (its proposed times) under eval's defaults (privacy
+    instructions off): one run for the module (not SPREAD: its tests share one worker)."""
+    model = GoldModel(db_path, note=lambda i, keys: times_note(keys))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OPENAI_API_KEY", "sk-test-privacy")
+        runs, meta = run(db_path, tmp_path_factory.mktemp("clean"), model, "clean")
+    return runs, meta, model
+
+
+def test_a_gold_answer_with_a_clean_note_is_exact_and_covers(clean_run):
+    runs, _, _ = clean_run
     assert runs["exact_match"].to_list() == [True] * 4
     assert runs["disclosed"].to_list() == [0] * 4
     assert runs["disclosed_category"].to_list() == [0] * 4
@@ -245,10 +256,14 @@ def test_the_offline_agents_move_each_figure_their_way(db_path, offline_runs):
     assert over.filter(pl.col("level") == 1)["sensitive_shown_beyond_need"].is_null().all()
 
 
-def test_the_instructions_condition_reaches_the_prompt_and_run_json(db_path, tmp_path, key):
+def test_the_instructions_condition_reaches_the_prompt_and_run_json(db_path, tmp_path, key, clean_run):
+    """On, and off (eval's default: the clean-note run)."""
     for condition in ("on", "off"):
-        model = GoldModel(db_path, note=lambda i, keys: times_note(keys))
-        _, meta = run(db_path, tmp_path, model, f"instr-{condition}", privacy_instructions=condition)
+        if condition == "off":
+            _, meta, model = clean_run
+        else:
+            model = GoldModel(db_path, note=lambda i, keys: times_note(keys))
+            _, meta = run(db_path, tmp_path, model, f"instr-{condition}", privacy_instructions=condition)
         assert meta["options"]["privacy_instructions"] == condition
         systems = {body["messages"][0]["content"] for _, _, _, body in model.requests}
         assert all(("Privacy:" in s) == (condition == "on") for s in systems)
