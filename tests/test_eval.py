@@ -238,23 +238,27 @@ def test_replay_reruns_the_recorded_run_offline(misbehaving_run, db_path, tmp_pa
 
 # --- resume ---------------------------------------------------------------------------------
 
-def slow_model(db_path, golds):
+def slow_model(db_path, golds, delay_s: float = 0.15):
     """A stateless model, as a real one is: it reads the clock first, then submits the gold
-    answer; what it says depends only on the conversation it is sent."""
+    answer; what it says depends only on the conversation it is sent. It answers after
+    `behave.pace["delay_s"]` (slow, so that a run can be killed midway; set it to 0 once that
+    is done)."""
     by_prompt = PerInstance(db_path, {}).by_prompt
 
     def behave(req):
         instance_id = by_prompt[req.messages[1]["content"]]
         if not any(m.get("role") == "tool" for m in req.messages):
-            return reply_tool_calls([("get_current_time", {})], delay_s=0.15)
+            return reply_tool_calls([("get_current_time", {})], delay_s=behave.pace["delay_s"])
         return reply_tool_calls([("submit_candidates", submission(golds[instance_id], int(instance_id[1])))],
-                                delay_s=0.15)
+                                delay_s=behave.pace["delay_s"])
+    behave.pace = {"delay_s": delay_s}
     return behave
 
 
 def test_resume_after_kill_9_finishes_without_duplicates(db_path, golds, tmp_path, monkeypatch):
     env = {**os.environ, "OPENAI_API_KEY": SECRET, "PYTHONPATH": str(ROOT)}
-    with FakeOpenAI(slow_model(db_path, golds)) as srv:
+    model = slow_model(db_path, golds)
+    with FakeOpenAI(model) as srv:
         killed = tmp_path / "killed"
         args = [sys.executable, "-m", "mpcbench", "eval", "--agent", "openai", "--model", "fake-model",
                 "--base-url", srv.base_url, "--db", str(db_path), "--out", str(killed), "--concurrency", "2"]
@@ -270,11 +274,12 @@ def test_resume_after_kill_9_finishes_without_duplicates(db_path, golds, tmp_pat
         proc.wait()
         done_before = len(read_journal(journal))
         assert 3 <= done_before < len(golds) and not (killed / "runs.parquet").exists()
+        model.pace["delay_s"] = 0.0            # killed midway: the runs below need not wait
 
         monkeypatch.setenv("OPENAI_API_KEY", SECRET)
         resumed = run_eval(EvalConfig(out=str(killed), base_url=srv.base_url, concurrency=4), resume=True)
         again = run_eval(EvalConfig(out=str(killed), base_url=srv.base_url), resume=True)
-        with FakeOpenAI(slow_model(db_path, golds)) as fresh:  # never interrupted
+        with FakeOpenAI(slow_model(db_path, golds, delay_s=0.0)) as fresh:  # never interrupted
             whole = run_eval(EvalConfig(agent="openai", model="fake-model", base_url=fresh.base_url,
                                         db=str(db_path), out=str(tmp_path / "whole"), concurrency=12))
     assert resumed.ran == len(golds) - done_before and again.ran == 0

@@ -49,8 +49,14 @@ def items(con) -> list[dict]:
     return db.records(con.execute(f"{ITEMS} order by w.level, s.item_id"))
 
 
+# Levels 1 (events only) and 4 (messages, rooms and prose) of the tiny build, made without items:
+# each level's world and instances come from its own config and seed, whatever else is built.
+WITHOUT_LEVELS = (1, 4)
+
+
 def without_items_build(tmp_path_factory) -> Path:
-    """The tiny build of tests/evalkit.py from world configs with `sensitive_items = false`."""
+    """Levels `WITHOUT_LEVELS` of the tiny build of tests/evalkit.py, from world configs with
+    `sensitive_items = false`."""
     def make(folder: Path) -> None:
         worlds = folder / "worlds"
         worlds.mkdir()
@@ -58,15 +64,22 @@ def without_items_build(tmp_path_factory) -> Path:
             text = path.read_text()
             assert "sensitive_items = true" in text
             (worlds / path.name).write_text(text.replace("sensitive_items = true", "sensitive_items = false"))
-        build.build(folder / "build.duckdb", LEVELS, INSTANCES_PER_LEVEL, worlds_dir=worlds)
+        build.build(folder / "build.duckdb", WITHOUT_LEVELS, INSTANCES_PER_LEVEL, worlds_dir=worlds)
     return shared_dir(tmp_path_factory, "build-without-sensitive-items", make) / "build.duckdb"
 
 
-def table_hash(path: Path, table: str) -> str:
+def in_levels(con, table: str, levels: tuple[int, ...]) -> str:
+    """A where clause keeping a table's rows of those levels (by its world or its instance)."""
+    columns = {name for (name, *_) in con.execute(f"describe {table}").fetchall()}
+    key, owner = ("world_id", "worlds") if "world_id" in columns else ("instance_id", "instances")
+    return f"where {key} in (select {key} from {owner} where level in ({', '.join(map(str, levels))}))"
+
+
+def table_hash(path: Path, table: str, levels: tuple[int, ...] = LEVELS) -> str:
     con = db.connect(path, read_only=True)
     try:
         digest = hashlib.sha256()
-        for row in con.execute(f"select * from {table} order by all").fetchall():
+        for row in con.execute(f"select * from {table} {in_levels(con, table, levels)} order by all").fetchall():
             digest.update(repr(row).encode())
         return digest.hexdigest()
     finally:
@@ -241,21 +254,25 @@ def test_private_messages_carry_no_tag_and_name_only_busy_times(con):
 
 
 def test_the_oracle_is_the_same_without_the_items(db_path, tmp_path_factory):
-    """Built from configs with `sensitive_items = false`: the same instances and answers; the
-    worlds differ only in titles and the added messages, and have no items."""
+    """Built from configs with `sensitive_items = false` (levels 1 and 4): the same instances and
+    answers; the worlds differ only in titles and the added messages, and have no items."""
     without = without_items_build(tmp_path_factory)
     for table in ("oracle_answers", "oracle_candidates", "oracle_summary", "instances", "requirements",
                   "requirement_participants", "message_tags", "people", "room_bookings"):
-        assert table_hash(db_path, table) == table_hash(without, table), table
+        assert table_hash(db_path, table, WITHOUT_LEVELS) == table_hash(without, table, WITHOUT_LEVELS), table
+        assert table_hash(without, table, WITHOUT_LEVELS) != hashlib.sha256().hexdigest(), table   # has rows
     plain, private = (db.connect(path, read_only=True) for path in (without, db_path))
     try:
+        assert plain.execute("select level from worlds order by level").fetchall() == [(1,), (4,)]
         assert plain.execute("select count(*) from sensitive_items").fetchone() == (0,)
-        items = set(private.execute("select source_table, world_id, source_id from sensitive_items").fetchall())
+        where = in_levels(private, "sensitive_items", WITHOUT_LEVELS)
+        items = set(private.execute(f"select source_table, world_id, source_id from sensitive_items {where}").fetchall())
+        assert {world for _, world, _ in items} == {"world-l1", "world-l4"}
         query = {"events": "select world_id, event_id, person_id, starts_at, ends_at, status, title from events",
                  "messages": "select world_id, message_id, thread_id, author_id, ts, text, position from messages"}
         for table, sql in query.items():
             before = {row[:2]: row for row in plain.execute(sql).fetchall()}
-            after = {row[:2]: row for row in private.execute(sql).fetchall()}
+            after = {row[:2]: row for row in private.execute(f"{sql} {in_levels(private, table, WITHOUT_LEVELS)}").fetchall()}
             assert before.keys() <= after.keys() and before
             changed = {key for key in after if after[key] != before.get(key)}
             assert {(table, *key) for key in changed} == {i for i in items if i[0] == table}, table

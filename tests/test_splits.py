@@ -22,16 +22,18 @@ from evalkit import shared_build
 from offline_runner import run_offline
 
 runner = CliRunner()
-SECRETS = ("unit-test-secret-one", "unit-test-secret-two")
-INSTANCES = 8
+SECRETS = ("unit-test-ood-secret", "unit-test-secret-two")   # the first is tests/test_ood.py's
+INSTANCES = 8          # dev, train and the second secret's test split
+A_INSTANCES = 3        # the first secret's test split: tests/test_ood.py's build of levels 1-4
 
 
 @pytest.fixture(scope="module")
 def splits(tmp_path_factory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("splits")
     # dev: made once per session (tests/test_export_import.py reads it too)
-    paths = {"dev": shared_build(tmp_path_factory, (1, 2, 3), INSTANCES), "a": base / "a.duckdb", "b": base / "b.duckdb"}
-    build.build(paths["a"], (1, 2, 3), INSTANCES, split="test", secret=SECRETS[0])
+    paths = {"dev": shared_build(tmp_path_factory, (1, 2, 3), INSTANCES), "b": base / "b.duckdb"}
+    # a: the test split tests/test_ood.py reads (levels 1-4, 3 instances a level), made once per session
+    paths["a"] = shared_build(tmp_path_factory, (1, 2, 3, 4), A_INSTANCES, split="test", secret=SECRETS[0])
     build.build(paths["b"], (1, 2, 3), INSTANCES, split="test", secret=SECRETS[1])
     paths["train"] = shared_build(tmp_path_factory, (1, 2, 3), INSTANCES, split="train")
     return paths
@@ -56,7 +58,7 @@ def test_the_secret_is_never_written_only_its_hash(splits):
     info = dict(rows(splits["a"], "select key, value from build_info"))
     assert info["split"] == "test" and info["split_seed_hash"] == seed_hash(SECRETS[0])
     assert dict(rows(splits["dev"], "select key, value from build_info"))["split"] == "dev"
-    configs = [load_world_config(world_config_path(level)) for level in (1, 2, 3)]
+    configs = [load_world_config(world_config_path(level)) for level in (1, 2, 3, 4)]
     assert [s for (s,) in rows(splits["a"], "select seed from worlds order by level")] == [c.seed for c in configs]
     assert [s for (s,) in rows(splits["a"], "select seed from build_stats order by level")] == [c.seed for c in configs]
     raw = splits["a"].read_bytes()
@@ -67,7 +69,7 @@ def test_the_secret_is_never_written_only_its_hash(splits):
 
 def test_same_secret_same_build(splits, tmp_path):
     again = tmp_path / "again.duckdb"
-    build.build(again, (1,), INSTANCES, split="test", secret=SECRETS[0])
+    build.build(again, (1,), A_INSTANCES, split="test", secret=SECRETS[0])
     query = "select instance_id, prompt, now from instances order by instance_id"
     assert rows(again, query) == [r for r in rows(splits["a"], query) if r[0].startswith("L1-")]
 
@@ -90,6 +92,8 @@ def test_splits_agree_in_robust_statistics(splits):
         assert all(r["exact_match"] for r in results), name
         calls[name] = {level: statistics.mean(r["tool_calls"] for r in results if r["level"] == level) for level in (1, 2, 3)}
         for level, share in rows(path, feasible_share):
+            if level not in dev:   # a's level 4: dev has levels 1-3
+                continue
             # one world a split: its 8-15 policies decide most of the share. On 100 instances a level
             # (dataset version 2) dev's level-1 share is 0.27 [0.21, 0.32] and two test splits'
             # 0.18 [0.15, 0.21] and 0.19 [0.15, 0.24] (95 % intervals resampling whole policies)
@@ -128,12 +132,14 @@ def test_train_shares_no_instance_with_dev_or_any_test(splits):
     connections = {name: duckdb.connect(str(path), read_only=True) for name, path in splits.items()}
     try:
         hashes = {name: set(instance_fingerprints(con).values()) for name, con in connections.items()}
-        assert all(len(h) == 3 * INSTANCES for h in hashes.values())
+        counts = {name: con.execute("select count(*) from instances").fetchone()[0] for name, con in connections.items()}
+        assert counts == {"dev": 3 * INSTANCES, "a": 4 * A_INSTANCES, "b": 3 * INSTANCES, "train": 3 * INSTANCES}
+        assert all(len(hashes[name]) == counts[name] for name in hashes)
         for name in ("dev", "a", "b"):
             assert not hashes["train"] & hashes[name], name
         assert overlap(list(connections.values())) == {}
         # not vacuous: the same build twice shares every instance
-        assert len(overlap([connections["train"], connections["train"]])) == 3 * INSTANCES
+        assert len(overlap([connections["train"], connections["train"]])) == counts["train"]
     finally:
         for con in connections.values():
             con.close()
