@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shutil
 
 import polars as pl
 import pytest
@@ -16,6 +17,7 @@ from fake_openai import FakeOpenAI, reply_text, reply_tool_calls
 from mpcbench.agents import make_agent
 from mpcbench.cli import app
 from mpcbench.episode.answers import parse_submission
+from mpcbench.episode import context
 from mpcbench.episode.context import ContextMode
 from mpcbench.episode.engine import play
 from mpcbench.episode.environment import Environment
@@ -228,6 +230,34 @@ def test_context_mode_holds_every_required_source(con, db_path):
             rooms = [r for (r,) in con.execute("select room_id from rooms where world_id = $w",
                                                {"w": req["world_id"]}).fetchall()]
             assert rooms and all(f'### get_room_availability {{"room_id": "{r}"' in prompt for r in rooms)
+
+
+def test_a_context_prompt_is_made_once_per_build_file_until_the_file_changes(db_path, tmp_path, monkeypatch):
+    """context.context_prompt keeps an instance's prompt for the process, keyed by the read-only
+    build file's identity: asked again it reads no source; the file changed, it is made anew."""
+    monkeypatch.setattr(context, "_PROMPTS", {})     # what earlier tests of this process made
+    assert context._PROMPTS_KEPT >= 16
+    made: list[str] = []
+    real = context.context_sections
+    monkeypatch.setattr(context, "context_sections", lambda env: (made.append(env.instance_id), real(env))[1])
+    path = tmp_path / "b.duckdb"
+    shutil.copy(db_path, path)
+
+    def prompt() -> tuple[str, tuple[str, ...]]:
+        con = db.connect(path, read_only=True)
+        try:
+            with Environment(con, "L2-0001", ContextMode()) as env:
+                return env.prompt, env.prompt_rows
+        finally:
+            con.close()
+    first = prompt()
+    assert prompt() == first and first[1]
+    assert made == ["L2-0001"]
+    con = db.connect(path)
+    con.execute("update instances set prompt = prompt || ' (changed)' where instance_id = 'L2-0001'")
+    con.close()
+    changed = prompt()
+    assert made == ["L2-0001"] * 2 and "(changed)" in changed[0] and changed[0] != first[0]
 
 
 def test_context_mode_offers_the_model_no_tool_and_refuses_a_call(db_path, golds, tmp_path, key):

@@ -29,6 +29,7 @@ import json
 from typing import TYPE_CHECKING
 
 from ..levels import level_spec
+from ..warehouse import db
 from .toolfiles import ToolError
 from .tools import DataTools
 
@@ -105,13 +106,28 @@ def context_sections(env: DataTools) -> list[tuple[str, dict, str, tuple[str, ..
             for sent, text, rows in _pages(env, name, args)]
 
 
+_PROMPTS: dict[tuple, tuple[str, tuple[str, ...]]] = {}
+_PROMPTS_KEPT = 512
+
+
 def context_prompt(env: DataTools) -> tuple[str, tuple[str, ...]]:
-    """(the prompt with every section, the raw rows the sections show: the episode's reads)."""
+    """(the prompt with every section, the raw rows the sections show: the episode's reads). An
+    instance's of a build file opened read-only is made once per process (`db.read_only_file`;
+    the last 512 kept): the runs of an ablation, trials and feedback turns read the same sources."""
+    file = db.read_only_file(env.con)
+    key = (file, env.instance_id)
+    if file is not None and key in _PROMPTS:
+        return _PROMPTS[key]
     sections = context_sections(env)
     body = "\n\n".join(f"### {name} {json.dumps(args, ensure_ascii=False)}\n{text}"
                        for name, args, text, _ in sections)
     rows = tuple(dict.fromkeys(row for *_, shown in sections for row in shown))
-    return env.prompt + CONTEXT_HEADER + body + "\n", rows
+    made = (env.prompt + CONTEXT_HEADER + body + "\n", rows)
+    if file is not None:
+        if len(_PROMPTS) >= _PROMPTS_KEPT:
+            del _PROMPTS[next(iter(_PROMPTS))]
+        _PROMPTS[key] = made
+    return made
 
 
 class ContextMode:

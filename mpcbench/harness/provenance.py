@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import os
 import platform
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ def build_content_hash(con: duckdb.DuckDBPyConnection) -> str:
     """sha256 over every raw table's rows in a canonical order: equal data, equal hash. A build file
     opened read-only is hashed once per process while the file and its write-ahead log stay as they
     were (a build replaces its file whole: a new inode)."""
-    file = _read_only_file(con)
+    file = db.read_only_file(con)
     if file is not None and file in _CONTENT_HASHES:
         return _CONTENT_HASHES[file]
     digest = hashlib.sha256()
@@ -44,25 +43,6 @@ def build_content_hash(con: duckdb.DuckDBPyConnection) -> str:
     if file is not None:
         _CONTENT_HASHES[file] = digest.hexdigest()
     return digest.hexdigest()
-
-
-def _read_only_file(con: duckdb.DuckDBPyConnection) -> tuple | None:
-    """The identity of the file a read-only connection reads (path, inode, size and modification
-    time of it and of its write-ahead log); None for any other connection."""
-    path, read_only = con.execute("select path, readonly from duckdb_databases() "
-                                  "where database_name = current_database()").fetchone() or (None, False)
-    if not path or not read_only:
-        return None
-    try:
-        main = os.stat(path)
-    except OSError:
-        return None
-    try:
-        wal = os.stat(f"{path}.wal")
-        log: tuple = (wal.st_ino, wal.st_size, wal.st_mtime_ns)
-    except OSError:
-        log = ()
-    return (path, main.st_ino, main.st_size, main.st_mtime_ns, log)
 
 
 def sql_hash() -> str:

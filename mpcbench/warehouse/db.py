@@ -21,6 +21,7 @@ The grading layer, `sql/40_grading/`, is created on a scoring connection only
 from __future__ import annotations
 
 import graphlib
+import os
 import re
 from functools import cache
 from pathlib import Path
@@ -312,6 +313,26 @@ RAW_TABLES = (
     "instances", "requirements", "requirement_participants",
     "person_hours", "event_series", "event_series_exceptions", "sensitive_items",
 )
+
+
+def read_only_file(con: duckdb.DuckDBPyConnection) -> tuple | None:
+    """The identity of the file a read-only connection reads (path, inode, size and modification
+    time of it and of its write-ahead log: a build replaces its file whole), to key what is
+    computed from its rows once per process; None for any other connection."""
+    path, read_only = con.execute("select path, readonly from duckdb_databases() "
+                                  "where database_name = current_database()").fetchone() or (None, False)
+    if not path or not read_only:
+        return None
+    try:
+        main = os.stat(path)
+    except OSError:
+        return None
+    try:
+        wal = os.stat(f"{path}.wal")
+        log: tuple = (wal.st_ino, wal.st_size, wal.st_mtime_ns)
+    except OSError:
+        log = ()
+    return (path, main.st_ino, main.st_size, main.st_mtime_ns, log)
 
 
 def query(con: duckdb.DuckDBPyConnection, name: str, **params) -> duckdb.DuckDBPyConnection:
