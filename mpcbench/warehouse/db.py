@@ -112,10 +112,6 @@ def layer_views(layer: str) -> tuple[tuple[str, str], ...]:
     return tuple((name, sources[name]) for name in order)
 
 
-def view_names() -> list[str]:
-    return list(view_definitions())
-
-
 def view_definitions() -> dict[str, str]:
     """The SQL of every view of VIEW_LAYERS, by name, in creation order."""
     return {name: sql for layer in VIEW_LAYERS for name, sql in layer_views(layer)}
@@ -316,23 +312,20 @@ RAW_TABLES = (
 
 
 def read_only_file(con: duckdb.DuckDBPyConnection) -> tuple | None:
-    """The identity of the file a read-only connection reads (path, inode, size and modification
-    time of it and of its write-ahead log: a build replaces its file whole), to key what is
-    computed from its rows once per process; None for any other connection."""
+    """The identity of a read-only connection's file and its write-ahead log (path, inode, size,
+    mtime: a build replaces its file whole), to key what is computed from its rows once per process."""
     path, read_only = con.execute("select path, readonly from duckdb_databases() "
                                   "where database_name = current_database()").fetchone() or (None, False)
-    if not path or not read_only:
-        return None
+    stats = [_stat(path), _stat(f"{path}.wal")] if path and read_only else [None]
+    return None if stats[0] is None else (path, *stats)
+
+
+def _stat(path: str) -> tuple | None:
     try:
-        main = os.stat(path)
+        found = os.stat(path)
     except OSError:
         return None
-    try:
-        wal = os.stat(f"{path}.wal")
-        log: tuple = (wal.st_ino, wal.st_size, wal.st_mtime_ns)
-    except OSError:
-        log = ()
-    return (path, main.st_ino, main.st_size, main.st_mtime_ns, log)
+    return (found.st_ino, found.st_size, found.st_mtime_ns)
 
 
 def query(con: duckdb.DuckDBPyConnection, name: str, **params) -> duckdb.DuckDBPyConnection:
