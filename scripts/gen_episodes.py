@@ -7,9 +7,8 @@ agent missing it.
     .venv/bin/python scripts/gen_episodes.py --db PATH       # another build of the default config
 
 It runs `mpcbench eval` for each agent and `mpcbench report --trajectories all` (the command line,
-in this process), and turns each
-episode's HTML page into Markdown (headings, text, code blocks and tables kept; the wall time,
-which varies from run to run, left out). tests/test_reference_docs.py runs the check.
+in this process), and turns each episode's HTML page into Markdown (headings, text, code blocks
+and tables kept; the wall time, which varies from run to run, left out). tests/test_reference_docs.py runs the check.
 """
 
 from __future__ import annotations

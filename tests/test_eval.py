@@ -361,9 +361,7 @@ def test_a_build_changed_in_place_gets_a_new_content_hash(db_path, tmp_path):
             con.close()
     before = content_hash()
     assert content_hash() == before
-    con = db.connect(path)
-    con.execute("update people set name = name || ' Jr' where person_id = (select min(person_id) from people)")
-    con.close()
+    altered_copy(db_path, path, "update people set name = name || ' Jr' where person_id = (select min(person_id) from people)")
     changed = content_hash()
     assert changed != before
     shutil.copy(db_path, path)

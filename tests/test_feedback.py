@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from evalkit import PerInstance, instances, submit
+from evalkit import PerInstance, altered_copy, instances, submit
 from fake_openai import FakeOpenAI, reply_text, reply_tool_calls
 from mpcbench.agents import make_agent
 from mpcbench.cli import app
@@ -236,7 +236,6 @@ def test_a_context_prompt_is_made_once_per_build_file_until_the_file_changes(db_
     """context.context_prompt keeps an instance's prompt for the process, keyed by the read-only
     build file's identity: asked again it reads no source; the file changed, it is made anew."""
     monkeypatch.setattr(context, "_PROMPTS", {})     # what earlier tests of this process made
-    assert context._PROMPTS_KEPT >= 16
     made: list[str] = []
     real = context.context_sections
     monkeypatch.setattr(context, "context_sections", lambda env: (made.append(env.instance_id), real(env))[1])
@@ -253,9 +252,7 @@ def test_a_context_prompt_is_made_once_per_build_file_until_the_file_changes(db_
     first = prompt()
     assert prompt() == first and first[1]
     assert made == ["L2-0001"]
-    con = db.connect(path)
-    con.execute("update instances set prompt = prompt || ' (changed)' where instance_id = 'L2-0001'")
-    con.close()
+    altered_copy(db_path, path, "update instances set prompt = prompt || ' (changed)' where instance_id = 'L2-0001'")
     changed = prompt()
     assert made == ["L2-0001"] * 2 and "(changed)" in changed[0] and changed[0] != first[0]
 

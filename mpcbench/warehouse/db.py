@@ -316,16 +316,14 @@ def read_only_file(con: duckdb.DuckDBPyConnection) -> tuple | None:
     mtime: a build replaces its file whole), to key what is computed from its rows once per process."""
     path, read_only = con.execute("select path, readonly from duckdb_databases() "
                                   "where database_name = current_database()").fetchone() or (None, False)
-    stats = [_stat(path), _stat(f"{path}.wal")] if path and read_only else [None]
-    return None if stats[0] is None else (path, *stats)
+    if not (path and read_only) or (main := _stat(path)) is None:
+        return None
+    return (path, main, _stat(f"{path}.wal"))
 
 
 def _stat(path: str) -> tuple | None:
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return (found.st_ino, found.st_size, found.st_mtime_ns)
+    found = os.stat(path) if os.path.exists(path) else None
+    return None if found is None else (found.st_ino, found.st_size, found.st_mtime_ns)
 
 
 def query(con: duckdb.DuckDBPyConnection, name: str, **params) -> duckdb.DuckDBPyConnection:
