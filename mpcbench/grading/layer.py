@@ -51,17 +51,18 @@ def _created_table(statement: exp.Create) -> str:
 
 def create_grading(con: duckdb.DuckDBPyConnection, documented: bool = True) -> None:
     """The empty input tables and every grading view over them on this connection, with their
-    comments unless `documented` is false (scoring needs none); the MATERIALIZED views at once,
-    so that the views after them bind to the table (binding the chains of views below is what
-    makes creating the layer slow)."""
+    comments unless `documented` is false (scoring needs none); the MATERIALIZED views as empty
+    tables of their columns, so that the views after them bind to the table (binding the chains
+    of views below is what makes creating the layer slow). `refresh_grading` computes them: an
+    empty result is all they hold over the empty inputs, and it skips planning their joins."""
     con.execute(INPUTS.read_text())
     for name, sql in db.layer_views(LAYER):
         if name in MATERIALIZED:
-            db.materialize(con, name, sql, temp=True, documented=documented)
+            db.materialize(con, name, f"select * from (\n{sql}\n) where false", temp=True, documented=False)
         else:
             con.execute(f"create or replace temp view {name} as\n{sql}")
-            if documented:
-                db.document(con, name, sql)
+        if documented:
+            db.document(con, name, sql)
 
 
 # What judging the candidates alone needs (feedback: each answer's checks, not its failure cause
