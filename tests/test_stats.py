@@ -50,6 +50,35 @@ def test_success_at_k_and_f1_by_turn():
     assert mean_by_turn(episodes, 3) == pytest.approx([1 / 3, 2.2 / 3, 2.4 / 3])
 
 
+def resampled_means(values, clusters, samples, seed):
+    """The bootstrap written out in plain Python, cluster by cluster: resample j draws n clusters
+    with `random.Random(seed).randrange(n)` and adds them up left to right."""
+    groups: dict = {}
+    for i, v in enumerate(values):
+        groups.setdefault(i if clusters is None else clusters[i], []).append(v)
+    picks, rng = list(groups.values()), random.Random(seed)
+    means = []
+    for _ in range(samples):
+        drawn = [picks[rng.randrange(len(picks))] for _ in picks]
+        total = 0.0
+        for g in drawn:
+            total += sum(g)
+        means.append(total / sum(len(g) for g in drawn))
+    return sorted(means)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 16, 17, 100, 129, 350])
+def test_the_bootstrap_draws_what_plain_python_draws(n):
+    """bootstrap_means draws its resamples with NumPy: the same means, bit for bit, as drawing
+    them one by one, plain and clustered (the cluster count sets how many draws are rejected)."""
+    rng = random.Random(n)
+    values = [rng.choice([0.0, 0.5, 1.0, rng.random()]) for _ in range(n)]
+    clusters = [f"i{rng.randrange(max(1, n // 3))}" for _ in range(n)]
+    for grouped, seed, samples in ((None, 0, 2000), (clusters, 0, 2000), (clusters, 12345, 37)):
+        assert stats.bootstrap_means(values, grouped, samples=samples, seed=seed) == \
+            resampled_means(values, grouped, samples, seed)
+
+
 def test_bootstrap_interval():
     values = [0.0, 0.5, 1.0, 1.0, 0.25, 0.75] * 5
     lo, hi = bootstrap_ci(values)
