@@ -32,13 +32,15 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable
-
-import openai
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from .errors import InfrastructureError, ModelLimitError
 from .limiter import AdaptiveLimit
 from .model_limits import MODEL_OUTPUT_REJECTED, model_limit
+
+if TYPE_CHECKING:
+    import openai
 
 NO_KEY = "no-key"  # sent to a server named by a base URL when the key's variable is unset
 REFUSED = "mpcbench_refused"  # a cached response that is a model's limit, not a body
@@ -183,6 +185,14 @@ def result_from_body(body: Any, *, latency_s: float, attempts: int, cached: bool
                       latency_s=latency_s, attempts=attempts, cached=cached)
 
 
+def openai_sdk() -> ModuleType:
+    """The `openai` package, imported by the first caller that talks to an endpoint: importing it
+    takes about a second of CPU, which every command that calls no model would pay (a build, an
+    offline agent's eval, a report)."""
+    import openai
+    return openai
+
+
 MALFORMED = (ValueError, TypeError, AttributeError)  # what parsing an odd-shaped body can raise
 QUEUE_RETRIES = 8  # free retries per call after a timeout in the server's queue
 
@@ -202,7 +212,7 @@ class ChatClient:
             key = self.config.api_key()
             if key is None:
                 raise InfrastructureError("client_error", self.config.missing_key(), 0)
-            self._client = openai.AsyncOpenAI(api_key=key, base_url=self.config.base_url,
+            self._client = openai_sdk().AsyncOpenAI(api_key=key, base_url=self.config.base_url,
                                               timeout=self.config.timeout_s, max_retries=0)
         return self._client
 
@@ -241,7 +251,7 @@ class ChatClient:
                 pass  # an unusable cached body (hand-edited file?) counts as a miss
         if self.replay_only:
             raise InfrastructureError("replay_miss", f"no cached response for request {h[:12]}", 0)
-        sdk = self._sdk()
+        sdk, openai = self._sdk(), openai_sdk()
         # The request is plain JSON already. Sent as `extra_body` (which the SDK merges over the
         # typed fields, documented: the second mapping wins) it skips the SDK's per-call,
         # type-driven transform of `messages` and `tools` (costly on long conversations), and

@@ -9,10 +9,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-import openai
-
 from ..errors import InfrastructureError
-from ..llm import MALFORMED, ChatClient, EndpointConfig
+from ..llm import MALFORMED, ChatClient, EndpointConfig, openai_sdk
 
 
 @dataclass(frozen=True)
@@ -37,7 +35,7 @@ async def probe_endpoint(config: EndpointConfig, timeout_s: float = 10.0) -> Ser
     (kind `client_error` for a missing or refused key, `connection` or `timeout` otherwise)."""
     client = ChatClient(config)
     try:
-        sdk = client._sdk().with_options(timeout=min(timeout_s, config.timeout_s))
+        sdk, openai = client._sdk().with_options(timeout=min(timeout_s, config.timeout_s)), openai_sdk()
         url = str(sdk.base_url).rstrip("/")
         try:
             await sdk.models.with_raw_response.list()
@@ -88,7 +86,7 @@ async def server_token_count(config: EndpointConfig, request: dict, timeout_s: f
     client = ChatClient(config)
     chat = {"messages": request["messages"], **({"tools": request["tools"]} if request.get("tools") else {})}
     try:
-        sdk = client._sdk().with_options(timeout=min(timeout_s, config.timeout_s))
+        sdk, openai = client._sdk().with_options(timeout=min(timeout_s, config.timeout_s)), openai_sdk()
         root = str(sdk.base_url).rstrip("/").removesuffix("/v1")
         try:
             body = await sdk.post(root + "/tokenize", cast_to=object,

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import importlib.metadata
 import platform
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import openai
 import polars as pl
 
 from .. import __version__
@@ -55,7 +55,7 @@ def sql_hash() -> str:
 
 def versions() -> dict:
     return {"mpcbench": __version__, "grader": GRADER_VERSION, "python": platform.python_version(),
-            "duckdb": duckdb.__version__, "polars": pl.__version__, "openai": openai.__version__}
+            "duckdb": duckdb.__version__, "polars": pl.__version__, "openai": importlib.metadata.version("openai")}
 
 
 def start_run(con, run: PreparedRun, *, agent: str, model: str | None, notes: list[str], planned: int,
