@@ -11,7 +11,6 @@ import hashlib
 import json
 import math
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,7 @@ from mpcbench.warehouse.importer import import_dataset
 from mpcbench.world import privacy, privacy_words as words
 from mpcbench.world.candidates import NOISE_PROJECT_BASE
 from mpcbench.world.config import ConfigError, load_world_config, world_config_path
-from test_export_import import export_to
+from test_export_import import Dataset, export_to
 
 # db_path and con: the session's tiny build of levels 1-4, 4 instances each (tests/conftest.py)
 
@@ -317,13 +316,12 @@ def test_items_round_trip_through_export_and_import(exported, db_path, tmp_path)
 
 
 def _refused(exported: Path, tmp_path: Path, level: int, change) -> list[str]:
-    root = tmp_path / "dataset"
-    shutil.copytree(exported, root)
-    world = json.loads((root / world_file(level)).read_text())
-    change(world)
-    (root / world_file(level)).write_text(json.dumps(world, indent=2))
+    """The import's problems with `change` made to the world of `level`, imported alone (the
+    other levels' files are valid and checked apart: they could only add lines to these)."""
+    dataset = Dataset(exported, tmp_path / "dataset", levels=(level,))
+    dataset.edit_world(level, change)
     with pytest.raises(DatasetError) as caught:
-        import_dataset(root, tmp_path / "new.duckdb")
+        import_dataset(dataset.root, tmp_path / "new.duckdb")
     assert not (tmp_path / "new.duckdb").exists()
     return caught.value.errors
 
