@@ -182,8 +182,8 @@ def main() -> None:
     parser.add_argument("--clock-calls", type=int, default=24, help="get_current_time calls before the solver's "
                         "(steps over which the scoring of a rollout is spread, as a policy's many replies would)")
     parser.add_argument("--json", type=Path, default=None)
-    parser.add_argument("--smoke", action="store_true", help="one repeat, 2 rollouts of 2 clock calls "
-                        "each, concurrency 1 and 2: only shows the script works")
+    parser.add_argument("--smoke", action="store_true", help="one repeat and no warm-up, 2 rollouts of "
+                        "2 clock calls each, concurrency 1 and 2: only shows the script works")
     args = parser.parse_args()
     if args.smoke:
         args.rollouts, args.repeats, args.concurrency, args.clock_calls = 2, 1, "1,2", 2
@@ -195,8 +195,9 @@ def main() -> None:
     ids = [i for i, _, _ in pool.instances()]
     clock = [{"role": "assistant", "content": None, "tool_calls": [{"id": f"clock_{k}", "type": "function", "function": {
         "name": "get_current_time", "arguments": "{}"}}]} for k in range(args.clock_calls)]
-    scripts = {i: clock + program_messages(pool.con, make_agent("scripted"), i, batch=False) for i in ids}
-    plan = [(ids[k % len(ids)], scripts[ids[k % len(ids)]]) for k in range(args.rollouts)]
+    used = ids[:args.rollouts]          # the plan's instances, in turn
+    scripts = {i: clock + program_messages(pool.con, make_agent("scripted"), i, batch=False) for i in used}
+    plan = [(used[k % len(used)], scripts[used[k % len(used)]]) for k in range(args.rollouts)]
     grader = Grader(pool.con)
     pool.warm()
     runners = {"eval episode": lambda c: eval_episodes(pool, grader, plan, c),
@@ -217,8 +218,9 @@ def main() -> None:
     results = []
     try:
         for name, run in runners.items():
-            run(1)             # warm-up, not timed: DuckDB's caches, connections
-            run(max(levels))
+            if not args.smoke:     # warm-up, not timed: DuckDB's caches, connections
+                run(1)
+                run(max(levels))
             for concurrency in levels:
                 times, steps = [], 0
                 for _ in range(args.repeats):
