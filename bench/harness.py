@@ -157,10 +157,11 @@ def timed_run(db_path: Path, base_url: str, out: Path, **options) -> tuple[float
     return clock.last - clock.first, {"episodes": result.episodes, "summary": result.summary}
 
 
-def overhead(db_path: Path, work: Path, episodes: int) -> list[dict]:
+def overhead(db_path: Path, work: Path, episodes: int, warm_up: bool = True) -> list[dict]:
     rows = []
     with Server(0.0) as server:
-        timed_run(db_path, server.base_url, work / "warmup", levels=(1,), instances=2, concurrency=1)
+        if warm_up:
+            timed_run(db_path, server.base_url, work / "warmup", levels=(1,), instances=2, concurrency=1)
         for level in (1, 2, 3):
             before = server.stats()
             seconds, _ = timed_run(db_path, server.base_url, work / f"overhead-l{level}", levels=(level,),
@@ -175,10 +176,11 @@ def overhead(db_path: Path, work: Path, episodes: int) -> list[dict]:
 
 
 def throughput(db_path: Path, work: Path, levels: tuple[int, ...], concurrencies: list[int],
-               delay: float, per_slot: int) -> list[dict]:
+               delay: float, per_slot: int, warm_up: bool = True) -> list[dict]:
     rows = []
     with Server(delay) as server:
-        timed_run(db_path, server.base_url, work / "warmup-t", levels=(1,), instances=1, concurrency=1)
+        if warm_up:
+            timed_run(db_path, server.base_url, work / "warmup-t", levels=(1,), instances=1, concurrency=1)
         per_trial = count_instances(db_path, levels)
         for c in concurrencies:
             episodes = max(8, per_slot * c)
@@ -228,7 +230,7 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true",
                         help="a tiny run that only shows the bench works: a temporary build of 2 instances a level "
                              "(unless --db), 2 overhead episodes a level, a 20 ms server at concurrency 1 and 4 "
-                             "(options given explicitly still count); its figures mean nothing")
+                             "(options given explicitly still count), no warm-up runs; its figures mean nothing")
     args = parser.parse_args()
     if args.command == "serve":
         asyncio.run(serve(args.port, args.delay))
@@ -248,9 +250,9 @@ def main() -> None:
             print(f"building {db_path} ({per_level} instances per level) ...", flush=True)
             db_path.parent.mkdir(parents=True, exist_ok=True)
             build.build(db_path, (1, 2, 3), per_level)
-        over = overhead(db_path, work, args.overhead_episodes)
+        over = overhead(db_path, work, args.overhead_episodes, warm_up=not args.smoke)
         tp = throughput(db_path, work, (1,), [int(c) for c in args.concurrency.split(",")], args.delay,
-                        args.per_slot)
+                        args.per_slot, warm_up=not args.smoke)
 
     print(f"\nHarness overhead per agent step (zero-latency server, concurrency 1, {STEPS} model calls/episode)")
     print(f"{'level':>5} {'calls':>6} {'ms/step':>8} {'server ms':>10} {'harness ms':>11}  target <= {OVERHEAD_TARGET_MS} ms")
