@@ -262,12 +262,17 @@ def _write_meta(out: Path, configs: list[WorldConfig], stats: list[dict], info: 
         con.close()
 
 
+def _check_replaceable(out: Path) -> None:
+    """An existing `out` may be replaced only if it is a dataset (it has a manifest) or empty,
+    never another directory."""
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "manifest.json").is_file())):
+        raise UserError(f"--out {out} exists and is not an mpcbench dataset; choose another directory")
+
+
 def _replace_dataset(tmp: Path, out: Path) -> None:
-    """Move the finished dataset into place; an existing `out` is replaced only if it is a dataset
-    (it has a manifest) or empty, never another directory."""
+    """Move the finished dataset into place (`_check_replaceable`)."""
+    _check_replaceable(out)
     if out.exists():
-        if not out.is_dir() or (any(out.iterdir()) and not (out / "manifest.json").is_file()):
-            raise UserError(f"--out {out} exists and is not an mpcbench dataset; choose another directory")
         shutil.rmtree(out)
     tmp.replace(out)
 
@@ -285,6 +290,7 @@ def build_partitioned(out: Path, levels: tuple[int, ...] = LEVELS, instances: in
         raise UserError(f"--out {out} is a file; give a directory")
     out.parent.mkdir(parents=True, exist_ok=True)
     with write_lock(out):
+        _check_replaceable(out)   # before the build, not after it
         tmp = out.with_name(f".{out.name}.building")
         shutil.rmtree(tmp, ignore_errors=True)
         staging = tmp / ".staging"
