@@ -4,6 +4,7 @@ latest thread tags, build stats add up)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import subprocess
@@ -30,8 +31,10 @@ LEVELS = (1, 2, 3)
 INSTANCES = 8          # the session's build of levels 1-3 (tests/test_splits.py, test_export_import.py)
 
 
+@functools.cache
 def table_hashes(path: Path) -> dict[str, str]:
-    """Content hash of every table: its rows ordered by all columns."""
+    """Content hash of every table: its rows ordered by all columns (once per process and file:
+    the session's build is read by two tests)."""
     con = db.connect(path, read_only=True)
     try:
         tables = [name for (name,) in con.execute(
