@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from evalkit import PerInstance, submission
+from evalkit import PerInstance, shared_dir, submission
 from fake_openai import FakeOpenAI, reply_text
 from mpcbench.cli import app
 from mpcbench.episode.engine import DEFAULT_MAX_STEPS
@@ -42,48 +43,62 @@ def test_a_reply_is_one_action_cut_at_the_first_closing_tag(text, kind, content)
     assert "Observation: 42" not in action.reply and "print(3)" not in action.reply
 
 
+def code_twin_run(db_path, tmp_path_factory, protocol: str) -> tuple[Path, dict]:
+    """The scripted code twin on every instance of the tiny build at concurrency 4, each episode's
+    sandbox looked at as its environment closes: (its run directory, {"em_rates", "closed"}), run
+    once per test session for the two tests below (the module's tests are spread test by test,
+    tests/conftest.py; tests/evalkit.py shares the run on disk), so that the process check needs no
+    run of its own."""
+    def make(folder: Path) -> None:
+        closed: list[tuple[str, list[int], bool]] = []   # namespace, its processes after close, bwrap still there
+        close = CodeMode.close
+
+        def closing(mode):
+            namespace, bwrap = host_pid_namespace(mode.worker), mode.worker._proc.pid
+            close(mode)
+            closed.append((namespace, processes_in(namespace), os.path.exists(f"/proc/{bwrap}")))
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(CodeMode, "close", closing)
+            result = run_eval(EvalConfig(agent="scripted", db=str(db_path), mode="code", protocol=protocol,
+                                         concurrency=4, out=str(folder / "run")))
+        seen = {"em_rates": [s["em_rate"] for s in result.summary], "closed": closed}
+        (folder / "seen.json").write_text(json.dumps(seen))
+    folder = shared_dir(tmp_path_factory, f"code-twin-{protocol}", make)
+    return folder / "run", json.loads((folder / "seen.json").read_text())
+
+
 @needs_sandbox
 @pytest.mark.parametrize("protocol", ["native", "mint"])
-def test_the_scripted_code_twin_solves_every_instance_inside_the_sandbox(db_path, tmp_path, protocol):
-    result = run_eval(EvalConfig(agent="scripted", db=str(db_path), mode="code", protocol=protocol,
-                                 out=str(tmp_path / protocol)))
-    assert [s["em_rate"] for s in result.summary] == [1.0, 1.0, 1.0, 1.0]
-    runs = pl.read_parquet(result.run_dir / "runs.parquet")
+def test_the_scripted_code_twin_solves_every_instance_inside_the_sandbox(db_path, tmp_path, tmp_path_factory,
+                                                                          protocol):
+    run_dir, seen = code_twin_run(db_path, tmp_path_factory, protocol)
+    assert seen["em_rates"] == [1.0, 1.0, 1.0, 1.0]
+    runs = pl.read_parquet(run_dir / "runs.parquet")
     assert set(runs["mode"]) == {"code"} and set(runs["protocol"]) == {protocol}
     assert (runs["code_tool_calls"] > 0).all() and (runs["cells"] == 2).all()
     assert (runs["tool_calls"] == runs["code_tool_calls"] + 2).all()
-    calls = pl.read_parquet(result.run_dir / "tool_calls.parquet")
+    calls = pl.read_parquet(run_dir / "tool_calls.parquet")
     from_code = calls.filter(pl.col("via") == "code")
     assert set(from_code["cell"]) == {2}                      # the first cell only defines the solver
     assert "get_current_time" in set(from_code["tool"])
-    meta = json.loads((result.run_dir / "run.json").read_text())
+    meta = json.loads((run_dir / "run.json").read_text())
     assert meta["protocol"] == protocol and meta["options"]["mode"] == "code"
-    replay = run_eval(EvalConfig(agent="replay", replay_from=str(result.run_dir), db=str(db_path),
+    replay = run_eval(EvalConfig(agent="replay", replay_from=str(run_dir), db=str(db_path),
                                  out=str(tmp_path / f"{protocol}-replay")))
     assert [s["em_rate"] for s in replay.summary] == [1.0, 1.0, 1.0, 1.0]
 
 
 @needs_sandbox
 @pytest.mark.parametrize("protocol", ["native", "mint"])
-def test_every_sandbox_process_is_gone_when_its_episode_ends_at_concurrency_4(db_path, tmp_path, monkeypatch,
-                                                                               protocol):
+def test_every_sandbox_process_is_gone_when_its_episode_ends_at_concurrency_4(db_path, tmp_path_factory, protocol):
     """Episodes run side by side on pooled threads (MINT's cells on the threads of each turn's own
-    event loop); as each episode's environment closes, its pid namespace is empty. Two instances a
-    level: 8 episodes, twice the 4 slots (the scripted twin on every instance is the test above)."""
-    closed: list[tuple[str, list[int], bool]] = []   # namespace, its processes after close, bwrap still there
-    close = CodeMode.close
-
-    def closing(mode):
-        namespace, bwrap = host_pid_namespace(mode.worker), mode.worker._proc.pid
-        close(mode)
-        closed.append((namespace, processes_in(namespace), os.path.exists(f"/proc/{bwrap}")))
-
-    monkeypatch.setattr(CodeMode, "close", closing)
-    result = run_eval(EvalConfig(agent="scripted", db=str(db_path), mode="code", protocol=protocol,
-                                 concurrency=4, instances=2, out=str(tmp_path / protocol)))
-    assert [s["em_rate"] for s in result.summary] == [1.0, 1.0, 1.0, 1.0]
-    assert len(closed) == 8        # (a freed namespace's id may come again)
-    assert all(left == [] and not bwrap_left for _, left, bwrap_left in closed)
+    event loop); as each episode's environment closes, its pid namespace is empty. Every instance:
+    16 episodes, four times the 4 slots (the run of the test above: `code_twin_run`)."""
+    _, seen = code_twin_run(db_path, tmp_path_factory, protocol)
+    assert seen["em_rates"] == [1.0, 1.0, 1.0, 1.0]
+    assert len(seen["closed"]) == 16        # (a freed namespace's id may come again)
+    assert all(left == [] and not bwrap_left for _, left, bwrap_left in seen["closed"])
 
 
 def test_mint_implies_code_mode_and_refuses_offline_baselines():
