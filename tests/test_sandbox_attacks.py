@@ -146,7 +146,9 @@ def test_subprocess_os_system_and_ctypes_stay_inside():
 
 
 def test_a_fork_bomb_meets_the_process_limit():
-    with worker(None, timeout_s=2.0) as w:
+    # 1 s a cell: the bomb's processes spin on refused forks on every core until the timeout (the
+    # counting cell takes milliseconds)
+    with worker(None, timeout_s=1.0) as w:
         w.run_cell("marker = 'still here'")
         counted = w.run_cell(textwrap.dedent("""\
             import os, time
