@@ -66,11 +66,19 @@ def slow_answers(db_path, golds, delay_s: float = 0.3):
     return lambda req: dataclasses.replace(script(req), delay_s=delay_s)
 
 
+def importing_libraries(proc: subprocess.Popen) -> bool:
+    """The command has installed its Ctrl-C handler and is importing its libraries: DuckDB's is
+    loaded, and more follow it. (Before the handler, the interpreter itself is starting: Ctrl-C
+    there is Python's own, as for any program.)"""
+    maps = Path(f"/proc/{proc.pid}/maps").read_text()
+    return any("duckdb" in line and line.endswith(".so") for line in maps.splitlines())
+
+
 def test_ctrl_c_while_starting_says_nothing_was_saved(db_path, tmp_path):
     """Pressed while the command's libraries are still being imported (the first second)."""
     with FakeOpenAI(lambda req: None) as srv:
         proc = start_eval(db_path, tmp_path / "run", srv.base_url)
-        time.sleep(0.2)
+        wait_for(lambda: importing_libraries(proc))
         line = one_line(interrupt(proc))
     assert line == "error: interrupted while starting; nothing was saved"
     assert not (tmp_path / "run").exists()
