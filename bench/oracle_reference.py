@@ -4,9 +4,9 @@
     python bench/oracle_reference.py --examples 2000 --seed 7
     python bench/oracle_reference.py --smoke          # seconds, for CI: 2 examples
 
-tests/test_oracle_reference.py checks 30 examples (a random world per level each, 1-3 instances
-a world) in every test run; this script draws more of them from the same strategies, each
-checked the same way (`check_random_worlds`: candidates, answers, feasible counts and necessity
+tests/test_oracle_reference.py checks 15 examples (two random worlds per level each, 1-3
+instances a world) in every test run; this script draws more (a world per level each) from the
+same strategies, each checked the same way (`check_random_worlds`: candidates, answers, feasible counts and necessity
 of every instance), and prints a table of what it covered. A disagreement stops it with
 hypothesis's shrunk example. `--seed` picks another derandomized sequence; for an open-ended
 hunt, `MPCBENCH_ORACLE_EXAMPLES=2000 pytest tests/test_oracle_reference.py`.

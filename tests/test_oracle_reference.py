@@ -195,8 +195,8 @@ def instances(draw, level, world_id, number):
 
 
 @st.composite
-def worlds(draw, level):
-    world_id = f"rand-l{level}"
+def worlds(draw, level, world_id=None):
+    world_id = world_id or f"rand-l{level}"
     pols = [draw(policies("POL-A")), draw(policies("POL-B"))]
     insts = [draw(instances(level, world_id, k)) for k in range(draw(st.integers(1, 3)))]
     aims = tuple(first_start(inst, pols) for inst in insts)
@@ -291,24 +291,27 @@ def assert_oracles_agree(con, world_instances: list[tuple[dict, list[dict]]]) ->
                 event(f"L{instance['level']} {source} {'needed' if is_needed else 'not needed'}")
 
 
-# 30 derandomized examples in every run; bench/oracle_reference.py sweeps hundreds more from the
-# same strategies (its --smoke case runs in tests/test_bench_smoke.py).
-RANDOM_WORLDS = settings(max_examples=HUNT_EXAMPLES or 30, deadline=None, derandomize=not HUNT_EXAMPLES,
+# 15 derandomized examples of two worlds a level (30 random worlds a level) in every run: a warehouse's
+# refresh costs the same for one world or two, and makes most of an example's time.
+# bench/oracle_reference.py sweeps hundreds more from the same strategies (its --smoke case runs in
+# tests/test_bench_smoke.py).
+RANDOM_WORLDS = settings(max_examples=HUNT_EXAMPLES or 15, deadline=None, derandomize=not HUNT_EXAMPLES,
                          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                                 HealthCheck.data_too_large])
 
 
-def check_random_worlds(warehouse, l1, l2, l3, l4):
-    """One example = a random world per level, each with 1-3 instances, in one warehouse."""
+def check_random_worlds(warehouse, *drawn):
+    """One example = random worlds (one per level, or more), each with 1-3 instances, in one warehouse."""
     clear(warehouse)
-    load(warehouse, [w for w, _ in (l1, l2, l3, l4)], [i for _, insts in (l1, l2, l3, l4) for i in insts])
-    assert_oracles_agree(warehouse, [l1, l2, l3, l4])
+    load(warehouse, [w for w, _ in drawn], [i for _, insts in drawn for i in insts])
+    assert_oracles_agree(warehouse, list(drawn))
 
 
 @RANDOM_WORLDS
-@given(l1=worlds(1), l2=worlds(2), l3=worlds(3), l4=worlds(4))
-def test_random_worlds_match_reference(warehouse, l1, l2, l3, l4):
-    check_random_worlds(warehouse, l1, l2, l3, l4)
+@given(l1=worlds(1), l2=worlds(2), l3=worlds(3), l4=worlds(4),
+       l1b=worlds(1, "rand-l1b"), l2b=worlds(2, "rand-l2b"), l3b=worlds(3, "rand-l3b"), l4b=worlds(4, "rand-l4b"))
+def test_random_worlds_match_reference(warehouse, l1, l2, l3, l4, l1b, l2b, l3b, l4b):
+    check_random_worlds(warehouse, l1, l2, l3, l4, l1b, l2b, l3b, l4b)
 
 
 @pytest.fixture(scope="module")
