@@ -26,20 +26,25 @@ def run_offline(con, agent_name: str, level: int | None = None, instance_ids: li
             "select instance_id from instances where $level is null or level = $level order by level, position",
             {"level": level}).fetchall()]
     gold = gold_keys(con, instance_ids)
-    rows = []
-    for instance_id in instance_ids:
-        with Environment(con, instance_id) as env:
-            agent = make_agent(agent_name, seed)   # one object per episode
-            output = asyncio.run(play(agent, env, hidden=HiddenFacts(env.data) if env.level == 4 else None)).out
-            calls = [call for call in env.trace if call.tool != "submit_candidates"]
-            answer = output.answer
-            s = quick_score(env.level, answer, gold[instance_id])
-            rows.append({"instance_id": instance_id, "level": env.level, "agent": agent_name,
-                         "parse_ok": bool(answer and answer.parse_ok), "n_pred": s.n_pred,
-                         "n_correct": s.n_correct, "precision": s.precision, "recall": s.recall, "f1": s.f1,
-                         "exact_match": s.exact_match, "tool_calls": len(calls),
-                         "tool_errors": sum(1 for call in calls if call.error),
-                         "error": output.error or (answer.error if answer else None)})
+
+    async def episodes() -> list[dict]:   # one after another on one event loop (not one loop and thread each)
+        rows = []
+        for instance_id in instance_ids:
+            with Environment(con, instance_id) as env:
+                agent = make_agent(agent_name, seed)   # one object per episode
+                output = (await play(agent, env, hidden=HiddenFacts(env.data) if env.level == 4 else None)).out
+                calls = [call for call in env.trace if call.tool != "submit_candidates"]
+                answer = output.answer
+                s = quick_score(env.level, answer, gold[instance_id])
+                rows.append({"instance_id": instance_id, "level": env.level, "agent": agent_name,
+                             "parse_ok": bool(answer and answer.parse_ok), "n_pred": s.n_pred,
+                             "n_correct": s.n_correct, "precision": s.precision, "recall": s.recall, "f1": s.f1,
+                             "exact_match": s.exact_match, "tool_calls": len(calls),
+                             "tool_errors": sum(1 for call in calls if call.error),
+                             "error": output.error or (answer.error if answer else None)})
+        return rows
+
+    rows = asyncio.run(episodes())
     con.close()
     return rows
 
