@@ -15,10 +15,12 @@ optional extra.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import math
 import statistics
 from pathlib import Path
+from typing import Callable
 
 import polars as pl
 import pytest
@@ -101,6 +103,20 @@ def replay(pool: RolloutPool, agent, instance_id: str, batch: bool = True) -> li
     return program_messages(pool.con, agent, instance_id, batch=batch)
 
 
+_REPLAYED: dict[tuple[Path, str, str], list[dict]] = {}
+
+
+def replayed(pool: RolloutPool, agent: str, instance_id: str, make: Callable | None = None) -> list[dict]:
+    """`replay` of the agent named `agent` (made by `make`, else `agent_named`), once per build and
+    instance in this module: the rollout, privacy and shortcut tests replay the same agents on
+    the same instances, and running an agent costs its tool calls. A copy: a rollout keeps the
+    messages it is given."""
+    key = (pool.db_path, agent, instance_id)
+    if key not in _REPLAYED:
+        _REPLAYED[key] = replay(pool, agent_named(agent) if make is None else make(), instance_id)
+    return copy.deepcopy(_REPLAYED[key])
+
+
 async def drive(pool: RolloutPool, instance_id: str, policy) -> tuple[float, dict]:
     """A rollout through the engine: `policy(rollout, index)` gives each assistant message."""
     rollout = pool.open(instance_id)
@@ -118,7 +134,7 @@ def rollout_scores(pool: RolloutPool, agent: str, db_path: Path) -> dict[str, tu
         model = VariedModel(db_path)
         policy_of = {i: (lambda r, k: local_reply(model, r.messages, r.tools, k)) for i in ids}
     else:
-        scripts = {i: replay(pool, make_agent(agent), i) for i in ids}
+        scripts = {i: replayed(pool, agent, i) for i in ids}
         policy_of = {i: (lambda r, k, i=i: scripts[i][k]) for i in ids}
 
     async def all_of():
@@ -172,7 +188,7 @@ def test_privacy_metrics_equal_evals_columns(db_path, eval_runs):
             firsts = runs.sort("instance_id").group_by("level", maintain_order=True).head(2)
             assert firsts["level"].unique().sort().to_list() == [1, 2, 3, 4] and firsts.height == 8
             for row in firsts.iter_rows(named=True):
-                script = replay(privacy, make_agent(agent), row["instance_id"])
+                script = replayed(privacy, agent, row["instance_id"])
                 reward, metrics = asyncio.run(drive(privacy, row["instance_id"], lambda r, k, s=script: s[k]))
                 for m in PRIVACY_COLUMNS:   # a null figure (level 1's exposure) is NaN, never 0
                     assert (math.isnan(metrics[m]) if row[m] is None else metrics[m] == float(row[m])), \
@@ -209,12 +225,13 @@ def test_weights_and_the_read_only_warehouse(pool):
 SHORTCUTS = {"spray": lambda: SprayAgent(), "prober": lambda: ProberAgent()}   # their first 20 candidates
 
 
-def shortcut_means(pool: RolloutPool, agents: dict) -> dict[str, float]:
-    """Mean reward per agent over the pool's instances, each replayed through a rollout."""
+def shortcut_means(pool: RolloutPool, agents: dict[str, Callable | None]) -> dict[str, float]:
+    """Mean reward per agent over the pool's instances, each replayed through a rollout (an agent
+    made by its function, or by `agent_named` where it has none)."""
     ids = [i for i, _, _ in pool.instances()]
     means = {}
     for name, make in agents.items():
-        scripts = {i: replay(pool, make(), i) for i in ids}
+        scripts = {i: replayed(pool, name, i, make) for i in ids}
 
         async def all_of(scripts=scripts):
             return await asyncio.gather(*(drive(pool, i, lambda r, k, i=i: scripts[i][k]) for i in ids))
@@ -228,14 +245,13 @@ def test_shortcut_agents_earn_no_more_than_the_calendar_only_baseline(pool, db_p
     train split, which draws other policies. The shortcuts send their first 20 candidates: only the
     first N are judged (tests/test_exploits.py checks it against the whole list), and validating
     thousands of candidates a submission would make most of this module's time."""
-    means = shortcut_means(pool, {"calendar-only": lambda: make_agent("calendar-only"), **SHORTCUTS})
+    means = shortcut_means(pool, {"calendar-only": None, "spray": None, "prober": None})
     assert means["spray"] <= means["calendar-only"] and means["prober"] <= means["calendar-only"], means
     memory = memorise(pool.con.cursor())
     train = RolloutPool(shared_build(tmp_path_factory, (1, 2, 3), 8, split="train"))
     try:
         assert train.split() == "train"
-        on_train = shortcut_means(train, {"calendar-only": lambda: make_agent("calendar-only"),
-                                          "memorised": lambda: MemorisedPolicyAgent(memory)})
+        on_train = shortcut_means(train, {"calendar-only": None, "memorised": lambda: MemorisedPolicyAgent(memory)})
     finally:
         train.close()
     assert on_train["memorised"] <= on_train["calendar-only"] + 0.05, on_train
