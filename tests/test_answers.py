@@ -7,6 +7,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import hypothesis
+from hypothesis import strategies as st
 
 from mpcbench.episode.answers import (SUBMIT_TOOL_NAME, Candidate, ParsedAnswer, answer_from_record, normalize_start,
                                       parse_submission, parse_text_answer, submit_schema, submit_tool)
@@ -290,3 +292,23 @@ def test_an_answer_without_a_note_has_none_and_the_journal_keeps_the_note():
     assert answer_from_record(stored, 1).note == "hello"
     raw = json.dumps({"candidates": [{"start": "2026-03-02T09:30"}], "note": "again"})
     assert answer_from_record({"path": "tool", "raw": raw}, 1).note == "again"
+
+
+# shapes of submit_candidates arguments near the valid one: keys, types and starts a model gets wrong
+_STARTS = st.sampled_from(["2026-03-02T09:30", "2026-03-02T09:30\n", "2026-03-02 09:30", "2026-3-2T9:30",
+                           "2026-03-02T09:30:00", "x2026-03-02T09:30", "", "9:30"])
+_VALUES = st.one_of(_STARTS, st.sampled_from(["R-1", "", " "]), st.none(), st.integers(0, 3), st.just([]))
+_ITEMS = st.one_of(st.dictionaries(st.sampled_from(["start", "room_id", "note", "end"]), _VALUES, max_size=3),
+                   _VALUES)
+_ARGUMENTS = st.one_of(st.fixed_dictionaries({"candidates": st.lists(_ITEMS, max_size=3)}),
+                       st.dictionaries(st.sampled_from(["candidates", "answer"]), st.lists(_ITEMS, max_size=2),
+                                       max_size=2))
+
+
+@hypothesis.settings(max_examples=400, derandomize=True, deadline=None)
+@hypothesis.given(arguments=_ARGUMENTS, level=st.sampled_from([1, 2, 3, 4]))
+def test_a_submission_is_valid_exactly_when_the_schema_says_so(arguments, level):
+    """parse_submission skips the validator for an answer it can see is valid: it must accept
+    exactly what the schema accepts, and word the same refusals."""
+    valid = jsonschema.Draft202012Validator(submit_schema(level)).is_valid(arguments)
+    assert parse_submission(arguments, level).parse_ok is valid
