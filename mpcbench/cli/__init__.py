@@ -30,6 +30,9 @@ class Commands(TyperGroup):
     line with exit status 130 for Ctrl-C, at whatever moment (`interrupt`)."""
 
     def invoke(self, ctx):
+        # From here a press is the command's to answer. Before, while typer parses the command line,
+        # `mpcbench.__main__`'s handler answers it: typer would turn Ctrl-C into a silent exit 130.
+        watch()
         try:
             return super().invoke(ctx)
         except UserError as e:
@@ -78,7 +81,6 @@ app.command("trajectories")(integrations.trajectories_command)
 
 
 def main() -> None:
-    watch()
     try:
         app()
     except KeyboardInterrupt:  # pressed before a command runs (Commands.invoke answers it within one)
