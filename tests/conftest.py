@@ -6,7 +6,8 @@ runs whole on one worker, so its module-scoped fixtures are made once, but for t
 SPREAD, whose tests go one by one to whichever worker is free (their module fixtures are builds
 shared on disk, tests/evalkit.py, or cheap; their tests do not depend on one another). FIRST: the
 slowest modules (by their summed test time in a full run: `--junitxml`) are handed out first, so
-that none is left running alone at the end. `-n 0` runs the suite in one process, as before."""
+that none is left running alone at the end; the static checks first of all, as they need no build
+(the first builds are made while mypy runs). `-n 0` runs the suite in one process, as before."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ SPREAD = {"test_bench_smoke.py", "test_build.py", "test_scale.py", "test_oracle_
           "test_eval_endpoint.py", "test_eval_interrupt.py", "test_cost.py", "test_kinds.py",
           "test_model_limits.py", "test_dry_run.py", "test_exploits.py"}
 # not SPREAD: test_verifiers_env.py, whose in-process verifiers runs share one import of verifiers (~10 s)
-FIRST = ["test_trl.py", "test_verifiers_env.py", "test_training_envs.py", "test_oracle_reference.py", "test_exploits.py",
+FIRST = ["test_static.py", "test_trl.py", "test_verifiers_env.py", "test_training_envs.py", "test_oracle_reference.py", "test_exploits.py",
          "test_privacy_track.py",
          "test_splits.py", "test_scale.py", "test_bench_smoke.py", "test_build.py", "test_offline_agents.py",
          "test_memorised_policies.py", "test_feedback.py", "test_code_mode.py", "test_model_paths.py", "test_eval.py",
@@ -64,7 +65,7 @@ def golds(db_path):
 
 @pytest.fixture(scope="module")
 def con(db_path):
-    con = db.connect(db_path, read_only=True)
+    con = db.open_existing(db_path, episodes=True)   # as the harness opens it
     yield con
     con.close()
 
@@ -72,6 +73,6 @@ def con(db_path):
 @pytest.fixture(scope="module")
 def default_con(tmp_path_factory):
     """A read-only connection to the default build (every world config's own instance count)."""
-    con = db.connect(default_db(tmp_path_factory), read_only=True)
+    con = db.open_existing(default_db(tmp_path_factory), episodes=True)
     yield con
     con.close()

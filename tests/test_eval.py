@@ -472,3 +472,14 @@ def test_live_endpoint(db_path, tmp_path):
                               db=str(db_path), instances=1, out=str(tmp_path / "live"), concurrency=3))
     rows = by_instance(run.run_dir)
     assert len(rows) == 3 and all(r["f1"] is not None or r["error"] for r in rows.values())
+
+
+
+def test_the_harness_connection_runs_each_query_on_one_duckdb_thread(db_path):
+    """Eval, MCP and the rollout pool open the build with `episodes=True`: their parallelism is
+    their episodes, so DuckDB's worker threads would only contend with them (docs/performance.md).
+    Other readers (`mpcbench sql`, a build) keep DuckDB's default, a thread per core."""
+    with db.open_existing(db_path, episodes=True) as con:
+        assert con.execute("select current_setting('threads')").fetchone() == (1,)
+    with db.connect(None) as con:
+        assert con.execute("select current_setting('threads')").fetchone()[0] >= min(2, len(os.sched_getaffinity(0)))

@@ -85,7 +85,7 @@ def merge_runs(run_dirs: list[Path], out: Path, db_path: Path | None = None) -> 
             if key in records:
                 raise UserError(f"episode {key[0]} trial {key[1]} is in two shards (the second: {run_dir})")
             records[key] = record
-    con = db.open_existing(db_path or first.db)
+    con = db.open_existing(db_path or first.db, episodes=True)
     try:
         planned = plan_episodes(con, dataclasses.replace(first, shard=None))
         wanted = {(i, t) for i, _, t in planned}

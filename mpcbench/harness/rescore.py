@@ -21,7 +21,7 @@ def rescore(run_dir: str | Path, db_path: str | Path | None = None, *, force: bo
     db_path = Path(db_path or meta.get("build", {}).get("db") or db.DEFAULT_DB)
     if not db_path.exists():
         raise UserError(f"{db_path} does not exist (pass --db)")
-    con = db.open_existing(db_path)
+    con = db.open_existing(db_path, episodes=True)
     try:
         recorded = meta.get("build", {}).get("content_sha256")
         if recorded and not force and build_content_hash(con) != recorded:

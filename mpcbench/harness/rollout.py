@@ -194,7 +194,7 @@ class RolloutPool:
         except ValueError as e:
             raise UserError(f"--weight: {e}", 2) from None
         self.db_path = Path(db_path)
-        self.con = db.open_existing(self.db_path)
+        self.con = db.open_existing(self.db_path, episodes=True)
         self.grader = Grader(self.con)
         self.feedback = self.spec.feedback_giver(self.con, grader=self.grader)
         self._lock = threading.Lock()

@@ -111,7 +111,7 @@ def _start(config: EvalConfig, *, resume: bool, retry_errors: bool, overwrite: b
         raise UserError(f"{run_dir} is a run of an outside agent ({config.agent}); continue it with "
                         f"`mpcbench {config.agent} --run {run_dir}`")
     progress = progress or Progress()
-    con = db.open_existing(Path(config.db))
+    con = db.open_existing(Path(config.db), episodes=True)
     try:
         price = model_price(config.model, config.prices) if config.agent == "openai" else None
         if config.max_cost_usd is not None and price is None:

@@ -64,7 +64,7 @@ class ExternalRun:
         db_path = Path(run.config.db)
         if not db_path.exists():
             raise UserError(f"{db_path} does not exist; run `mpcbench build` first (or pass --db)")
-        self.con = db.open_existing(db_path)
+        self.con = db.open_existing(db_path, episodes=True)
         try:
             self.episodes = plan_episodes(self.con, run.config)
             if not self.episodes:

@@ -54,7 +54,7 @@ def _connection(path: str) -> duckdb.DuckDBPyConnection:
     """One read-only connection per warehouse for the process; every sample takes its own cursor."""
     if not Path(path).exists():
         raise UserError(f"{path} does not exist; run `mpcbench build` first (or pass -T db=PATH)")
-    con = db.open_existing(path)
+    con = db.open_existing(path, episodes=True)
     atexit.register(con.close)
     return con
 
