@@ -58,10 +58,9 @@ def open_existing(path: Path | str, episodes: bool = False) -> duckdb.DuckDBPyCo
 
     `episodes`: for a harness that plays and grades episodes (eval, MCP, the rollout pool). Its
     queries are small and its parallelism is its episodes, in threads, so DuckDB runs each query
-    on one thread of its own: its worker threads would only contend with the episodes' (a scripted
-    eval of the default build at concurrency 4 took 0.73-0.89 of the wall time and CPU so, and the
-    same time at concurrency 1). DuckDB's setting holds for every connection of the process to
-    the file."""
+    on one thread of its own: its worker threads would only contend with the episodes', the more
+    so when the cores are busy (docs/performance.md, "One DuckDB thread for the harness"). DuckDB's
+    setting holds for every connection of the process to the file."""
     path = Path(path)
     if path.is_dir():
         con = open_partitioned(path)
