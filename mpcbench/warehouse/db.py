@@ -52,15 +52,10 @@ def connect(path: Path | str | None, read_only: bool = False) -> duckdb.DuckDBPy
 
 
 def open_existing(path: Path | str, episodes: bool = False) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to a warehouse that must exist; a UserError in one line otherwise
-    (no such file, not a DuckDB file, locked by a writer). A directory is a partitioned Parquet
-    dataset (`open_partitioned`).
-
-    `episodes`: for a harness that plays and grades episodes (eval, MCP, the rollout pool). Its
-    queries are small and its parallelism is its episodes, in threads, so DuckDB runs each query
-    on one thread of its own: its worker threads would only contend with the episodes', the more
-    so when the cores are busy (docs/performance.md, "One DuckDB thread for the harness"). DuckDB's
-    setting holds for every connection of the process to the file."""
+    """A read-only connection to a warehouse that must exist (a directory: a partitioned Parquet
+    dataset, `open_partitioned`); a UserError in one line otherwise (no such file, not a DuckDB
+    file, locked by a writer). `episodes`, for a harness whose parallelism is its episodes (eval,
+    MCP, the rollout pool): one DuckDB thread (docs/performance.md, "One DuckDB thread...")."""
     path = Path(path)
     if path.is_dir():
         con = open_partitioned(path)
@@ -313,12 +308,9 @@ def create_warehouse(con: duckdb.DuckDBPyConnection, keys: bool = True) -> None:
     create_views(con)
 
 
-RAW_TABLES = (
-    "worlds", "people", "events", "policies", "policy_rules", "policy_docs", "projects",
-    "threads", "messages", "message_tags", "rooms", "room_bookings",
-    "instances", "requirements", "requirement_participants",
-    "person_hours", "event_series", "event_series_exceptions", "sensitive_items",
-)
+RAW_TABLES = ("worlds", "people", "events", "policies", "policy_rules", "policy_docs", "projects", "threads", "messages",
+              "message_tags", "rooms", "room_bookings", "instances", "requirements", "requirement_participants",
+              "person_hours", "event_series", "event_series_exceptions", "sensitive_items")
 
 
 def read_only_file(con: duckdb.DuckDBPyConnection) -> tuple | None:
