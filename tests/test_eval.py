@@ -474,7 +474,6 @@ def test_live_endpoint(db_path, tmp_path):
     assert len(rows) == 3 and all(r["f1"] is not None or r["error"] for r in rows.values())
 
 
-
 def test_the_harness_connection_runs_each_query_on_one_duckdb_thread(db_path):
     """Eval, MCP and the rollout pool open the build with `episodes=True`: their parallelism is
     their episodes, so DuckDB's worker threads would only contend with them (docs/performance.md).
