@@ -20,9 +20,11 @@ from . import dataset, integrations, runs, tools, warehouse
 from .common import err, fail, report_error
 
 
-# What Ctrl-C leaves of a command that does not say it itself (`eval` names the episodes saved).
-INTERRUPTED = {"build": "nothing was written: a build writes its database whole or not at all",
-               "eval": "what it saved is in its run directory; `mpcbench eval --resume --out RUN` finishes it"}
+# What Ctrl-C leaves of a command that does not say it itself: `eval` says it from its first line
+# on (a run names the episodes saved), so only a press while its options are parsed reaches here.
+INTERRUPTED = {"build": "interrupted: mpcbench build stopped before it finished; nothing was written: a build "
+                        "writes its database whole or not at all",
+               "eval": WHILE_STARTING}
 
 
 class Commands(TyperGroup):
@@ -46,8 +48,8 @@ class Commands(TyperGroup):
                 raise
             leaving()
             name = ctx.invoked_subcommand or ""
-            fail(f"interrupted: mpcbench {name} stopped before it finished; "
-                 + INTERRUPTED.get(name, "run it again for its whole output"), EXIT_STATUS)
+            fail(INTERRUPTED.get(name) or f"interrupted: mpcbench {name} stopped before it finished; run it again "
+                                           "for its whole output", EXIT_STATUS)
 
 
 app = typer.Typer(help="MPCBench: can an agent compose personal context to schedule a meeting?",

@@ -19,7 +19,7 @@ from ..harness.merge import merge_runs
 from ..harness.rescore import rescore
 from ..harness.runner import EvalResult, Progress as EvalProgress, run_eval
 from ..errors import UserError
-from ..interrupt import EXIT_STATUS, is_interrupt
+from ..interrupt import EXIT_STATUS, WHILE_STARTING, is_interrupt
 from ..model_limits import CAUSES as MODEL_LIMITS
 from ..report.load import parse_prices
 from ..report.render import make_report
@@ -182,6 +182,22 @@ def eval_command(
 
     The key is read from the environment (OPENAI_API_KEY or --api-key-env) and never written anywhere; a
     server named by --base-url or $OPENAI_BASE_URL gets a placeholder key when the variable is unset."""
+    results: list[tuple[str, EvalResult]] = []
+    try:  # Ctrl-C from the first line to the last: a run says itself what it left; before and after it, this
+        _eval(ctx, episode, results)
+    except BaseException as e:
+        if isinstance(e, UserError) or not is_interrupt(e):
+            raise
+        raise UserError(f"interrupted: the run is complete in {results[-1][1].run_dir}" if results else
+                        WHILE_STARTING, EXIT_STATUS) from None
+
+
+def _eval(ctx: typer.Context, episode: EpisodeSpec, results: list[tuple[str, EvalResult]]) -> None:
+    """The eval command's work on its parsed options, each run's result appended to `results`."""
+    p = ctx.params
+    resume, out, ablation, ablation_code = p["resume"], p["out"], p["ablation"], p["ablation_code"]
+    like, dry_run, show_request = p["like"], p["dry_run"], p["show_request"]
+    overwrite, retry_errors = p["overwrite"], p["retry_errors"]
     if resume and out is None:
         fail("--resume needs --out RUN_DIR", 2)
     if ablation_code and not ablation:
@@ -199,23 +215,16 @@ def eval_command(
             fail("--dry-run plans a new run, not --ablation or --resume", 2)
         print_dry_run(dry_run_plan(config, like))
         return
-    results: list[tuple[str, EvalResult]] = []
-    try:  # a run says itself what Ctrl-C left of it; this is what comes before and after it
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                      console=err, transient=True, disable=not err.is_terminal) as bar:
-            given = given_options(ctx)
-            if ablation:
-                results = run_ablation(config, resume=resume, overwrite=overwrite, code=ablation_code,
-                                       progress=lambda name: BarProgress(bar, name), given=given)
-            else:
-                results = [("eval", run_eval(config, resume=resume, retry_errors=retry_errors,
-                                             overwrite=overwrite, progress=BarProgress(bar), given=given))]
-    except BaseException as e:
-        if isinstance(e, UserError) or not is_interrupt(e):
-            raise
-        raise UserError(f"interrupted: the run is complete in {results[-1][1].run_dir}" if results else
-                        "interrupted while starting; nothing was saved", EXIT_STATUS) from None
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as bar:
+        given = given_options(ctx)
+        if ablation:
+            results += run_ablation(config, resume=resume, overwrite=overwrite, code=ablation_code,
+                                    progress=lambda name: BarProgress(bar, name), given=given)
+        else:
+            results.append(("eval", run_eval(config, resume=resume, retry_errors=retry_errors,
+                                             overwrite=overwrite, progress=BarProgress(bar), given=given)))
     for name, result in results:
         label = f" ({name})" if ablation and name != result.run_id else ""
         print_summary(f"Run {result.run_id}{label}: {result.episodes} episodes ({result.ran} run now)",
