@@ -31,8 +31,10 @@ from ..warehouse import db
 LAYER = "40_grading"
 INPUTS = db.SQL_DIR / LAYER / "00_inputs.sql"
 # Views several later ones read, computed into `mat_<name>` tables (as `db.MATERIALIZED`), in
-# the layer's order.
-MATERIALIZED = ("grading_source_reads", "grading_room_candidates", "grading_candidate_checks", "grading_failures")
+# the layer's order (grading_candidates: five views read it, the candidate checks and those under
+# them; as a table, a scoring call's refresh takes a fifth less time, most of it planning).
+MATERIALIZED = ("grading_candidates", "grading_source_reads", "grading_room_candidates", "grading_candidate_checks",
+                "grading_failures")
 
 
 @cache
@@ -67,7 +69,7 @@ def create_grading(con: duckdb.DuckDBPyConnection, documented: bool = True) -> N
 
 # What judging the candidates alone needs (feedback: each answer's checks, not its failure cause
 # or its sources' coverage, which read every tool call).
-CHECKS_ONLY = ("grading_room_candidates", "grading_candidate_checks")
+CHECKS_ONLY = ("grading_candidates", "grading_room_candidates", "grading_candidate_checks")
 
 
 def refresh_grading(con: duckdb.DuckDBPyConnection, only: tuple[str, ...] = MATERIALIZED) -> None:
