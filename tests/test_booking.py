@@ -107,6 +107,22 @@ def test_the_read_tools_show_the_episodes_own_writes_and_no_other_episode_does(c
             assert ("Booked, see you." in view.call("search_messages", {"query": "Booked, see you"})) == mine
 
 
+def test_the_row_cache_carries_no_read_into_a_booking_episode_and_no_write_out(con):
+    """A propose episode's reads are kept (episode.tools.ROW_CACHE); a booking episode reads its
+    own writes over them, and a propose episode after it reads the warehouse as it is."""
+    instance = _first(con, 3)
+    with Environment(con, instance, task="book") as env:
+        task, (start, room) = _solved(env)
+    day = {"room_id": room, "start_date": f"{start:%Y-%m-%d}", "end_date": f"{start:%Y-%m-%d}"}
+    with Environment(con, instance) as before:
+        free = before.call("get_room_availability", day)
+    with Environment(con, instance, task="book") as env:
+        assert env.call("create_event", _event(task, start, room)).startswith("Booked bk-1")
+        assert env.call("get_room_availability", day) != free
+    with Environment(con, instance) as after:
+        assert after.call("get_room_availability", day) == free
+
+
 def test_invalid_writes_are_errors_the_agent_can_fix(con):
     with Environment(con, _first(con, 3), task="book") as env:
         task, (start, room) = _solved(env)

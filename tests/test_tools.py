@@ -15,9 +15,11 @@ from sqlglot import exp
 from typer.testing import CliRunner
 
 from mpcbench.cli import app
-from mpcbench.episode import toolfiles
+from evalkit import altered_copy
+from mpcbench.episode import toolfiles, tools
 from mpcbench.episode.toolfiles import ToolDefinitionError, all_tools, catalog, parse_tool_file
 from mpcbench.episode.environment import Environment
+from mpcbench.episode.render import Result
 from mpcbench.warehouse import db
 from mpcbench.world.tags import parse_tags, render_tag
 
@@ -250,6 +252,56 @@ def test_level1_tools_return_one_clean_json_item(con, first):
         assert policy["rules"][0]["params"] == json.loads(hours)
         busy = call_json(env, "get_busy_intervals", person_id=IDS[1]["person_id"], start_date="2026-03-02", end_date="2026-03-06")
         assert busy["busy"] and all(b["start"] < b["end"] for b in busy["busy"])
+
+
+# --- the row cache ------------------------------------------------------------------------------
+
+def _queries_run(monkeypatch) -> list[str]:
+    """The tools whose query runs from now on (not answered from ROW_CACHE)."""
+    ran: list[str] = []
+    real = tools.DataTools._query_uncached
+    monkeypatch.setattr(tools.DataTools, "_query_uncached", lambda self, tool, args: (ran.append(tool.name), real(self, tool, args))[1])
+    monkeypatch.setattr(tools, "ROW_CACHE", tools.RowCache())   # empty: what earlier tests of this process cached
+    return ran
+
+
+def test_a_call_repeated_in_another_episode_is_answered_from_the_row_cache(con, first, monkeypatch):
+    ran = _queries_run(monkeypatch)
+    call = ("list_events", {"person_id": IDS[3]["person_id"], "start_date": "2026-03-02", "end_date": "2026-03-06"})
+    seen = []
+    for _ in range(2):
+        with Environment(con, first[3]) as env:
+            text = env.call(*call)
+            seen.append((text, env.trace[-1].source_rows))
+    assert ran == ["list_events"] and seen[0] == seen[1] and json.loads(seen[0][0])["events"] and seen[0][1]
+    with Environment(con, first[3]) as env:
+        assert env.call(*call) == seen[0][0]
+        env.call(call[0], {**call[1], "end_date": "2026-03-05"})   # other arguments: its own query
+    assert ran == ["list_events", "list_events"]
+
+
+def test_what_a_caller_does_to_its_rows_never_reaches_the_cache():
+    cache = tools.RowCache(size=2)
+    cache.put(("a",), Result([{"x": 1}], 1, ("t:1",)))
+    cache.get(("a",)).rows[0]["x"] = 2
+    assert cache.get(("a",)) == Result([{"x": 1}], 1, ("t:1",))
+    cache.put(("b",), Result([], 0))
+    cache.get(("a",))
+    cache.put(("c",), Result([], 0))   # over its size: the least recently used goes, ("b",)
+    assert cache.get(("b",)) is None and cache.get(("a",)) is not None and cache.get(("c",)) is not None
+
+
+def test_a_writable_warehouse_is_never_cached(db_path, first, tmp_path, monkeypatch):
+    ran = _queries_run(monkeypatch)
+    writable = db.connect(altered_copy(db_path, tmp_path / "w.duckdb", "select 1"))
+    try:
+        for _ in range(2):
+            with Environment(writable, first[1]) as env:
+                assert env.data.cache_key is None
+                env.call("get_current_time", {})
+    finally:
+        writable.close()
+    assert ran == ["get_current_time"] * 2
 
 
 def all_events(env, person, first_day, last_day) -> list[dict]:
