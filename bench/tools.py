@@ -7,7 +7,7 @@ The calls are realistic: every call the scripted solver makes on each instance (
 tool sees the ids, date ranges and pages an agent would ask for), plus calls of the tools the
 solver does not need, with arguments taken from the same instances. Each call is timed through
 `Environment.call` (argument checks, query, rendering), after one warm-up pass, `--repeat`
-times, with the tools' row cache off (`episode.tools.ROW_CACHE`: a repeated call would be a hit).
+times, with the tools' call cache off (`episode.tools.CALL_CACHE`: a repeated call would be a hit).
 Sizes are the characters of the text the agent reads; tokens are estimated as chars / 4.
 Targets: p50 <= 2 ms and p99 <= 10 ms for every tool.
 """
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from mpcbench.agents.scripted import plan  # noqa: E402
 from mpcbench.episode.toolfiles import catalog  # noqa: E402
 from mpcbench.episode.environment import Environment  # noqa: E402
-from mpcbench.episode.tools import ROW_CACHE, HiddenFacts  # noqa: E402
+from mpcbench.episode.tools import CALL_CACHE, HiddenFacts  # noqa: E402
 from mpcbench.warehouse import build, db  # noqa: E402
 
 P50_TARGET_MS, P99_TARGET_MS = 2.0, 10.0
@@ -120,7 +120,7 @@ def report(results: list[dict], meta: dict) -> str:
 
 
 def main() -> None:
-    ROW_CACHE.enabled = False   # the queries are what is timed
+    CALL_CACHE.enabled = False   # the queries are what is timed
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", type=Path, default=None, help=f"the build (default: {db.DEFAULT_DB})")
     parser.add_argument("--levels", default="1,2,3")

@@ -107,8 +107,8 @@ def test_the_read_tools_show_the_episodes_own_writes_and_no_other_episode_does(c
             assert ("Booked, see you." in view.call("search_messages", {"query": "Booked, see you"})) == mine
 
 
-def test_the_row_cache_carries_no_read_into_a_booking_episode_and_no_write_out(con):
-    """A propose episode's reads are kept (episode.tools.ROW_CACHE); a booking episode reads its
+def test_the_call_cache_carries_no_read_into_a_booking_episode_and_no_write_out(con):
+    """A propose episode's reads are kept (episode.tools.CALL_CACHE); a booking episode reads its
     own writes over them, and a propose episode after it reads the warehouse as it is."""
     instance = _first(con, 3)
     with Environment(con, instance, task="book") as env:

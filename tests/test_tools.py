@@ -19,7 +19,6 @@ from evalkit import altered_copy
 from mpcbench.episode import toolfiles, tools
 from mpcbench.episode.toolfiles import ToolDefinitionError, all_tools, catalog, parse_tool_file
 from mpcbench.episode.environment import Environment
-from mpcbench.episode.render import Result
 from mpcbench.warehouse import db
 from mpcbench.world.tags import parse_tags, render_tag
 
@@ -254,18 +253,18 @@ def test_level1_tools_return_one_clean_json_item(con, first):
         assert busy["busy"] and all(b["start"] < b["end"] for b in busy["busy"])
 
 
-# --- the row cache ------------------------------------------------------------------------------
+# --- the call cache -----------------------------------------------------------------------------
 
 def _queries_run(monkeypatch) -> list[str]:
-    """The tools whose query runs from now on (not answered from ROW_CACHE)."""
+    """The tools whose query runs from now on (not answered from CALL_CACHE)."""
     ran: list[str] = []
-    real = tools.DataTools._query_uncached
-    monkeypatch.setattr(tools.DataTools, "_query_uncached", lambda self, tool, args: (ran.append(tool.name), real(self, tool, args))[1])
-    monkeypatch.setattr(tools, "ROW_CACHE", tools.RowCache())   # empty: what earlier tests of this process cached
+    real = tools.DataTools._query
+    monkeypatch.setattr(tools.DataTools, "_query", lambda self, tool, args: (ran.append(tool.name), real(self, tool, args))[1])
+    monkeypatch.setattr(tools, "CALL_CACHE", tools.CallCache())   # empty: what earlier tests of this process cached
     return ran
 
 
-def test_a_call_repeated_in_another_episode_is_answered_from_the_row_cache(con, first, monkeypatch):
+def test_a_call_repeated_in_another_episode_is_answered_from_the_call_cache(con, first, monkeypatch):
     ran = _queries_run(monkeypatch)
     call = ("list_events", {"person_id": IDS[3]["person_id"], "start_date": "2026-03-02", "end_date": "2026-03-06"})
     seen = []
@@ -277,18 +276,18 @@ def test_a_call_repeated_in_another_episode_is_answered_from_the_row_cache(con, 
     with Environment(con, first[3]) as env:
         assert env.call(*call) == seen[0][0]
         env.call(call[0], {**call[1], "end_date": "2026-03-05"})   # other arguments: its own query
-    assert ran == ["list_events", "list_events"]
+        assert env.call("get_person", {"person_id": "p-nobody"}).startswith("error:")
+        assert env.call("get_person", {"person_id": "p-nobody"}).startswith("error:")   # an error is never kept
+    assert ran == ["list_events", "list_events", "get_person", "get_person"]
 
 
-def test_what_a_caller_does_to_its_rows_never_reaches_the_cache():
-    cache = tools.RowCache(size=2)
-    cache.put(("a",), Result([{"x": 1}], 1, ("t:1",)))
-    cache.get(("a",)).rows[0]["x"] = 2
-    assert cache.get(("a",)) == Result([{"x": 1}], 1, ("t:1",))
-    cache.put(("b",), Result([], 0))
+def test_the_call_cache_keeps_the_latest_calls():
+    cache = tools.CallCache(size=2)
+    cache.put(("a",), ("A", ()))
+    cache.put(("b",), ("B", ()))
     cache.get(("a",))
-    cache.put(("c",), Result([], 0))   # over its size: the least recently used goes, ("b",)
-    assert cache.get(("b",)) is None and cache.get(("a",)) is not None and cache.get(("c",)) is not None
+    cache.put(("c",), ("C", ()))   # over its size: the least recently used goes, ("b",)
+    assert (cache.get(("a",)), cache.get(("b",)), cache.get(("c",))) == (("A", ()), None, ("C", ()))
 
 
 def test_a_writable_warehouse_is_never_cached(db_path, first, tmp_path, monkeypatch):

@@ -103,7 +103,7 @@ class Overlay:
 
     def __init__(self, tools):
         self.con, self.world_id, self.now = tools.con, tools.world_id, tools.now
-        tools.cache_key = None   # the tools read this episode's writes: no call is answered from ROW_CACHE
+        tools.cache_key = None   # the tools read this episode's writes: no call is answered from CALL_CACHE
         self.level = tools.level
         (database,) = self.con.execute("select current_database()").fetchone()
         self.con.execute(_OVERLAY.format(db=f'"{database}"', author=AUTHOR))

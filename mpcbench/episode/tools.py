@@ -37,35 +37,38 @@ from .render import RENDER, Result, fetch_rows, page_count, plural
 from .toolfiles import PLACEHOLDER, Tool, ToolError, catalog
 
 
-class RowCache:
-    """What the tools' queries found, kept per read-only warehouse file (its identity: path, inode,
-    size, mtime; `warehouse.db.read_only_file`), world, clock, tool and arguments, the latest
-    `size` calls: the same call in another episode of the process (the scripted reference after a
-    run's episodes, an instance's rollouts again, an ablation's configurations, trials) is answered
-    without its query. Only a read-only file's calls are kept, and none of a booking episode (its
-    cursor sees its own writes). `enabled = False` turns it off (bench/tools.py times the queries)."""
+Answer = tuple[str, tuple[str, ...]]   # a call's text and the raw rows it was derived from
 
-    def __init__(self, size: int = 20_000):
+
+class CallCache:
+    """What the tools answered (text and lineage), kept per read-only warehouse file (its identity:
+    path, inode, size, mtime; `warehouse.db.read_only_file`), world, clock, tool and arguments, the
+    latest `size` calls (a few kB each): the same call in another episode of the process (the
+    scripted reference after a run's episodes, an instance's rollouts again, an ablation's
+    configurations, trials) is answered without its query. Only a read-only file's calls are kept,
+    none of a booking episode (its cursor sees its own writes), and no error. `enabled = False`
+    turns it off (bench/tools.py times the queries)."""
+
+    def __init__(self, size: int = 10_000):
         self.size, self.enabled = size, True
-        self._found: OrderedDict[tuple, Result] = OrderedDict()
+        self._answers: OrderedDict[tuple, Answer] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple) -> Result | None:
+    def get(self, key: tuple) -> Answer | None:
         with self._lock:
-            found = self._found.get(key)
+            found = self._answers.get(key)
             if found is not None:
-                self._found.move_to_end(key)
-        # rows are copied both ways: what a caller does with its rows never reaches the next
-        return None if found is None else Result([dict(row) for row in found.rows], found.total, found.source_rows)
+                self._answers.move_to_end(key)
+            return found
 
-    def put(self, key: tuple, result: Result) -> None:
+    def put(self, key: tuple, answer: Answer) -> None:
         with self._lock:
-            self._found[key] = Result([dict(row) for row in result.rows], result.total, result.source_rows)
-            if len(self._found) > self.size:
-                self._found.popitem(last=False)
+            self._answers[key] = answer
+            if len(self._answers) > self.size:
+                self._answers.popitem(last=False)
 
 
-ROW_CACHE = RowCache()
+CALL_CACHE = CallCache()
 
 
 class DataTools:
@@ -86,7 +89,7 @@ class DataTools:
         self.n_given: int | None = json.loads(given).get("n")  # N where the prompt states it (levels 1-2)
         self._tools = {tool.name: tool for tool in catalog(self.level)}
         self.specs: list[ToolSpec] = [tool.spec for tool in self._tools.values()]
-        # what keys this instance's calls in ROW_CACHE; None: not cached (booking.Overlay sets it)
+        # what keys this instance's calls in CALL_CACHE; None: not cached (booking.Overlay sets it)
         file = read_only_file(self.con)
         self.cache_key: tuple | None = None if file is None else (file, self.world_id, self.now)
 
@@ -108,6 +111,17 @@ class DataTools:
             args = check_arguments(tool, arguments)
         except ToolError as exc:
             raise ToolError(f"{exc}. Usage: {tool.signature()}") from None
+        if self.cache_key is None or not CALL_CACHE.enabled:
+            return self._answer(tool, args)
+        key = (*self.cache_key, tool.name, tool.sql, repr(sorted(args.items())))
+        found = CALL_CACHE.get(key)
+        if found is None:
+            found = self._answer(tool, args)
+            CALL_CACHE.put(key, found)
+        return found
+
+    def _answer(self, tool: Tool, args: dict) -> Answer:
+        name = tool.name
         try:
             result = self._query(tool, args)
         except duckdb.Error as exc:
@@ -133,16 +147,6 @@ class DataTools:
         return fetch_rows(self.con.execute(sql, {k: v for k, v in binds.items() if k in used}))
 
     def _query(self, tool: Tool, args: dict) -> Result:
-        if self.cache_key is None or not ROW_CACHE.enabled:
-            return self._query_uncached(tool, args)
-        key = (*self.cache_key, tool.name, tool.sql, repr(sorted(args.items())))
-        found = ROW_CACHE.get(key)
-        if found is None:
-            found = self._query_uncached(tool, args)
-            ROW_CACHE.put(key, found)
-        return found
-
-    def _query_uncached(self, tool: Tool, args: dict) -> Result:
         binds = {"world_id": self.world_id, "now": self.now, "page_size": tool.page_size, **args}
         rows = self._execute(tool.sql, binds, tool.binds)
         lineage = _lineage(rows)
