@@ -177,10 +177,9 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
         for name, sql in layer_views(layer):
             if name in MATERIALIZED:
                 materialize(con, name, f"select * from (\n{sql}\n) where false", documented=False)
-                document(con, name, sql)
             else:
                 con.execute(f"create or replace view {name} as\n{sql}")
-                document(con, name, sql)
+            document(con, name, sql)
 
 
 # Views computed once into a table (`mat_<name>`) by `refresh`, as dbt materializes a model:
