@@ -32,9 +32,18 @@ LAYER = "40_grading"
 INPUTS = db.SQL_DIR / LAYER / "00_inputs.sql"
 # Views several later ones read, computed into `mat_<name>` tables (as `db.MATERIALIZED`), in
 # the layer's order (grading_candidates: five views read it, the candidate checks and those under
-# them; as a table, a scoring call's refresh takes a fifth less time, most of it planning).
-MATERIALIZED = ("grading_candidates", "grading_source_reads", "grading_room_candidates", "grading_candidate_checks",
-                "grading_failures")
+# them; as a table, a scoring call's refresh takes a fifth less time, most of it planning). Each
+# is planned once a call instead of once per reader, and a reader's plan is smaller: most of a
+# call's time is DuckDB planning its views.
+MATERIALIZED = ("grading_candidates", "grading_disclosures", "grading_source_reads", "grading_over_reads",
+                "grading_room_candidates", "grading_candidate_checks", "grading_failures")
+# what scoring an answer computes (`SCORING`; feedback, `CHECKS_ONLY`, judges the candidates
+# alone: no failure cause or coverage of sources, which read every tool call), and what the
+# privacy figures do (grading_privacy reads the over-reads twice; privacy.py reads both again)
+SCORING = ("grading_candidates", "grading_source_reads", "grading_room_candidates", "grading_candidate_checks",
+           "grading_failures")
+CHECKS_ONLY = ("grading_candidates", "grading_room_candidates", "grading_candidate_checks")
+PRIVACY = ("grading_disclosures", "grading_over_reads")
 
 
 @cache
@@ -67,13 +76,9 @@ def create_grading(con: duckdb.DuckDBPyConnection, documented: bool = True) -> N
             db.document(con, name, sql)
 
 
-# What judging the candidates alone needs (feedback: each answer's checks, not its failure cause
-# or its sources' coverage, which read every tool call).
-CHECKS_ONLY = ("grading_candidates", "grading_room_candidates", "grading_candidate_checks")
-
-
-def refresh_grading(con: duckdb.DuckDBPyConnection, only: tuple[str, ...] = MATERIALIZED) -> None:
-    """Recompute the materialized views (those of `only`) after the input tables changed."""
+def refresh_grading(con: duckdb.DuckDBPyConnection, only: tuple[str, ...]) -> None:
+    """Recompute the materialized views of `only` (SCORING, CHECKS_ONLY or PRIVACY) after the
+    input tables changed."""
     definitions = dict(db.layer_views(LAYER))
     for name in MATERIALIZED:
         if name in only:

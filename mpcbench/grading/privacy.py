@@ -30,6 +30,7 @@ import duckdb
 from ..timestamps import TIME_FORMAT
 from ..warehouse import db
 from .attribution import attribute, note_language
+from .layer import PRIVACY, refresh_grading
 from .leaks import Item, verbatim
 from .scoring import GradedEpisode, Grader
 
@@ -203,6 +204,7 @@ def privacy_on(cur: duckdb.DuckDBPyConnection, episodes: list[GradedEpisode]) ->
     """The figures, on a cursor that holds the grading layer with empty input tables."""
     for table, rows in (privacy_inputs(episodes) | note_leaks(cur, episodes)).items():
         _insert(cur, table, rows)
+    refresh_grading(cur, PRIVACY)
     out = Privacy()
     for row in db.records(cur.execute("select * from grading_privacy")):
         out.figures[(row["instance_id"], row["trial"])] = {k: row[k] for k in FIGURE_COLUMNS}

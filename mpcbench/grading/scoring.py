@@ -30,7 +30,7 @@ from ..levels import level_spec
 from ..timestamps import TIME_FORMAT
 from ..warehouse import db
 from .keys import Key, KeyScores, candidate_key, problem_kinds, score_keys
-from .layer import CHECKS_ONLY, LAYER, MATERIALIZED, clear_grading, create_grading, refresh_grading
+from .layer import CHECKS_ONLY, LAYER, SCORING, clear_grading, create_grading, refresh_grading
 
 # 2: an answer is its first N candidates (N: the gold answer's length); the rest are dropped before
 # scoring and counted (n_submitted, over_submitted). Answers of N or fewer score as under version 1.
@@ -105,7 +105,8 @@ class Grader:
     Creating the layer binds every grading view, which costs more than grading one answer, so a
     cursor is kept for the next call with its input tables emptied. Threads may score side by
     side on up to `size` cursors (default: one per core; more would only share the cores); a
-    thread waits for a free one beyond that. `close` closes the cursors."""
+    thread waits for a free one beyond that. The gold keys of an instance are read once (a feedback
+    turn scores one answer; its gold query was a sixth of the call). `close` closes the cursors."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, size: int | None = None):
         self.con = con
@@ -113,6 +114,7 @@ class Grader:
         self._idle: queue.Queue = queue.Queue()
         self._made = 0
         self._lock = threading.Lock()
+        self._gold: dict[str, list[Key]] = {}
 
     @contextmanager
     def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -139,13 +141,22 @@ class Grader:
 
     def gold_keys(self, instance_ids: list[str]) -> dict[str, list[Key]]:
         with self.cursor() as cur:
-            return _gold(cur, instance_ids)
+            return self._gold_of(cur, instance_ids)
+
+    def _gold_of(self, cur: duckdb.DuckDBPyConnection, instance_ids: list[str]) -> dict[str, list[Key]]:
+        missing = [i for i in instance_ids if i not in self._gold]
+        if missing:
+            found = _gold(cur, missing)
+            with self._lock:
+                self._gold.update(found)
+        return {i: self._gold[i] for i in instance_ids}
 
     def score(self, episodes: list[GradedEpisode], *, explain: bool = True) -> Scored:
         """`score_episodes`; with `explain=False` only the scores and each candidate's checks (no
         failure cause, failures or source coverage): what feedback words, at half the cost."""
         with self.cursor() as cur:
-            return _score(cur, episodes, explain=explain)
+            scored = [e for e in episodes if e.error is None]
+            return _score(cur, scored, self._gold_of(cur, sorted({e.instance_id for e in scored})), explain=explain)
 
 
 def gold_keys(con: duckdb.DuckDBPyConnection, instance_ids: list[str]) -> dict[str, list[Key]]:
@@ -185,10 +196,10 @@ def _starts_at(start: str | None) -> dt.datetime | None:
         return None
 
 
-def _score(cur: duckdb.DuckDBPyConnection, episodes: list[GradedEpisode], explain: bool = True) -> Scored:
-    """score_episodes on a cursor that holds the grading layer with empty input tables."""
-    scored = [e for e in episodes if e.error is None]
-    gold = _gold(cur, sorted({e.instance_id for e in scored}))
+def _score(cur: duckdb.DuckDBPyConnection, scored: list[GradedEpisode], gold: dict[str, list[Key]],
+           explain: bool = True) -> Scored:
+    """score_episodes of episodes without an infrastructure error and their instances' gold keys,
+    on a cursor that holds the grading layer with empty input tables."""
     predictions: list[dict[str, Any]] = []
     answer_rows: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
@@ -223,7 +234,7 @@ def _score(cur: duckdb.DuckDBPyConnection, episodes: list[GradedEpisode], explai
     if explain:
         _insert(cur, "grading_tool_calls", calls)
         _insert(cur, "grading_tool_sources", [{"tool": t, "source": s} for t, s in sorted(tool_sources().items())])
-    refresh_grading(cur, MATERIALIZED if explain else CHECKS_ONLY)
+    refresh_grading(cur, SCORING if explain else CHECKS_ONLY)
     checked = {(r["instance_id"], r["trial"], r["turn"], r["position"]): r
                for r in db.records(cur.execute("select * from grading_candidate_checks"))}
     failures, primary, coverage = [], {}, {}

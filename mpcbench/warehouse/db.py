@@ -186,11 +186,11 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
 # several later views read each of them, and DuckDB would otherwise recompute them every time
 # (the working-hours violations: every scoring call reads them, 0.2 s on the default build;
 # the recurring series' occurrences: each busy-intervals call reads them, half its time; the rooms
-# that fit each level-3 request: the room checks of every scoring call read them).
+# that fit each level-3 request: the room checks of every scoring call read them; the gold answers,
+# a window over every instance's candidates: every scoring call reads them, a third of its checks).
 MATERIALIZED = ("stg_series_occurrences", "int_blocked_starts", "int_framed_grid", "int_violations_working_hours", "int_framed_violations",
-                "int_slot_violation_masks",
-                "int_feasible_starts", "int_scenario_added_starts", "int_room_static_fits", "int_room_choice",
-                "int_candidates", "oracle_summary", "oracle_necessity")
+                "int_slot_violation_masks", "int_feasible_starts", "int_scenario_added_starts", "int_room_static_fits",
+                "int_room_choice", "int_candidates", "oracle_answers", "oracle_summary", "oracle_necessity")
 
 
 def materialize(con: duckdb.DuckDBPyConnection, name: str, sql: str, temp: bool = False,
@@ -213,9 +213,9 @@ def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None, judging: b
     needs only the labels: every violation row (int_framed_violations, a row per candidate,
     constraint and source row, which grading and explanations read) is not stored, only each
     candidate's mask of the kinds it breaks (int_slot_violation_masks); int_framed_violations stays
-    the union it is defined as, and so do the working-hours violations. The blocked starts, which
-    depend on the world and the meeting lengths and margins in use, stand while they cover those
-    of the instances loaded (`_refresh_blocked_starts`).
+    the union it is defined as, and so do the working-hours violations and the gold answers (no
+    verdict reads them). The blocked starts, which depend on the world and the meeting lengths and
+    margins in use, stand while they cover those of the instances loaded (`_refresh_blocked_starts`).
 
     `threads_added` (judging only): since the last refresh the only changes were instances removed
     and the others given threads and room needs (the build's second pass). The masks' bits of the
@@ -227,7 +227,7 @@ def refresh(con: duckdb.DuckDBPyConnection, until: str | None = None, judging: b
     for name in MATERIALIZED:
         if judging and name == "int_blocked_starts":
             _refresh_blocked_starts(con, definitions)
-        elif judging and name in ("int_violations_working_hours", "int_framed_violations"):
+        elif judging and name in ("int_violations_working_hours", "int_framed_violations", "oracle_answers"):
             con.execute(f"create or replace view {name} as\n{definitions[name]}")
         elif threads_added and name == "int_slot_violation_masks":
             _recompute_thread_masks(con)
