@@ -8,6 +8,7 @@ import datetime as dt
 import hashlib
 import importlib.metadata
 import platform
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +46,10 @@ def build_content_hash(con: duckdb.DuckDBPyConnection) -> str:
     return digest.hexdigest()
 
 
+@cache
 def sql_hash() -> str:
-    """sha256 of every .sql file the oracle, the tools and the grader use."""
+    """sha256 of every .sql file the oracle, the tools and the grader use, once per process (as
+    `db.layer_views` and the tool files read them once)."""
     digest = hashlib.sha256()
     for path in sorted(db.SQL_DIR.rglob("*.sql")):
         digest.update(str(path.relative_to(db.SQL_DIR)).encode() + b"\0" + path.read_bytes() + b"\0")
