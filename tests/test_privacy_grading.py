@@ -216,6 +216,13 @@ def test_reading_a_calendar_outside_the_meeting_is_over_reading(con, grader):
     assert privacy.figures[(instance_id, 1)]["rows_read"] == len(read)
     assert privacy.figures[(instance_id, 2)]["over_read_personal"] == len(extra) > 0
     assert privacy.figures[(instance_id, 2)]["rows_read"] == len(read | extra)
+    # one call after the other on the grader's one cursor, each sees its own rows alone (the
+    # over-reads and disclosures are computed into tables on each call: none is left from the last)
+    nosy_alone, honest_alone = grade_privacy(grader, [nosy]), grade_privacy(grader, [honest])
+    assert nosy_alone.figures[(instance_id, 2)] == privacy.figures[(instance_id, 2)]
+    assert nosy_alone.over_reads == {(instance_id, 2): privacy.over_reads[(instance_id, 2)]}
+    assert honest_alone.figures == {(instance_id, 1): privacy.figures[(instance_id, 1)]}
+    assert honest_alone.over_reads == {}
 
 
 @pytest.mark.parametrize("index", LEVELS)

@@ -13,7 +13,8 @@ import pytest
 
 
 from mpcbench.episode.answers import Candidate, ParsedAnswer, parse_submission, parse_text_answer
-from mpcbench.grading.scoring import GradedEpisode, Grader, TurnAnswer, score_episodes
+from mpcbench.grading import scoring
+from mpcbench.grading.scoring import GradedEpisode, Grader, TurnAnswer, gold_keys, score_episodes
 from mpcbench.grading.keys import candidate_key, problem_kinds, score_keys
 from mpcbench.harness.config import EvalConfig
 from mpcbench.harness.runner import run_eval
@@ -234,6 +235,26 @@ def test_a_grader_reuses_its_cursors_across_calls_and_threads(con, golds):
     for a, b in zip(alone + alone, pooled):
         assert (a.answers, a.candidates, a.failures) == (b.answers, b.candidates, b.failures)
     assert {row.answers[0]["exact_match"] for row in pooled} == {True, False}
+
+
+def test_a_grader_reads_an_instances_gold_once(con, golds, monkeypatch):
+    """The gold keys are read at the first call that needs them and kept: later scorings of the
+    same instances query none, and score as the oracle's keys say."""
+    queried: list[list[str]] = []
+    read = scoring._gold
+    monkeypatch.setattr(scoring, "_gold", lambda cur, ids: queried.append(list(ids)) or read(cur, ids))
+    ids = two_a_level(golds)
+    grader = Grader(con, size=1)
+    try:
+        first = grader.gold_keys(ids[:4])
+        scored = [grader.score([GradedEpisode(i, 1, int(i[1]), [TurnAnswer(1, answer(golds[i], int(i[1])))])])
+                  for i in ids for _ in range(2)]
+        assert grader.gold_keys(ids) == gold_keys(con, ids) == {i: golds[i] for i in ids}
+    finally:
+        grader.close()
+    assert queried == [ids[:4], ids[4:5], ids[5:6], ids[6:7], ids[7:8], ids]   # the last: gold_keys(con, ...)
+    assert first == {i: golds[i] for i in ids[:4]}
+    assert all(s.answers[0]["exact_match"] for s in scored)
 
 
 def test_checks_only_scoring_judges_every_candidate_as_the_full_scoring_does(con, golds):
