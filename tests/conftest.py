@@ -7,7 +7,9 @@ SPREAD, whose tests go one by one to whichever worker is free (their module fixt
 shared on disk, tests/evalkit.py, or cheap; their tests do not depend on one another). FIRST: the
 slowest modules (by their summed test time in a full run: `--junitxml`) are handed out first, so
 that none is left running alone at the end; the static checks first of all, as they need no build
-(the first builds are made while mypy runs). `-n 0` runs the suite in one process, as before."""
+(the first builds are made while mypy runs); a module that makes a build others read goes before
+them (test_ood.py's out-of-distribution build, which test_phrasing.py waited on). `-n 0` runs the
+suite in one process, as before."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ SPREAD = {"test_bench_smoke.py", "test_build.py", "test_scale.py", "test_oracle_
 # not SPREAD: test_verifiers_env.py, whose in-process verifiers runs share one import of verifiers (~10 s)
 FIRST = ["test_static.py", "test_trl.py", "test_verifiers_env.py", "test_training_envs.py", "test_oracle_reference.py", "test_exploits.py",
          "test_privacy_track.py",
-         "test_splits.py", "test_scale.py", "test_bench_smoke.py", "test_build.py", "test_offline_agents.py",
+         "test_splits.py", "test_ood.py", "test_scale.py", "test_bench_smoke.py", "test_build.py", "test_offline_agents.py",
          "test_memorised_policies.py", "test_feedback.py", "test_code_mode.py", "test_model_paths.py", "test_eval.py",
          "test_export_import.py", "test_legacy_audit.py", "test_scoring.py", "test_sensitive_items.py",
          "test_cli.py", "test_docs.py", "test_metamorphic.py", "test_mint_examples.py", "test_build_lock.py",
