@@ -63,6 +63,9 @@ def test_the_grading_layer_replaces_the_eval_queries():
     assert set(layer.MATERIALIZED) <= set(views)
     order = [name for name, _ in db.layer_views(layer.LAYER)]
     assert [name for name in order if name in layer.MATERIALIZED] == list(layer.MATERIALIZED)
+    # every materialized view is computed by some caller's refresh (one left out would stay empty)
+    assert set(layer.SCORING) | set(layer.PRIVACY) == set(layer.MATERIALIZED)
+    assert set(layer.CHECKS_ONLY) <= set(layer.SCORING)
 
 
 @pytest.fixture(scope="module")
