@@ -281,6 +281,29 @@ def test_checks_only_scoring_judges_every_candidate_as_the_full_scoring_does(con
     assert any(c["violations"] for c in full.candidates)
 
 
+def test_exact_matches_scored_alone_skip_the_failures_and_lose_nothing(con, golds):
+    """A call whose answers are all exact matches computes no failure causes (it has none): each
+    exact answer scored alone, on a cursor whose last call explained misses, gets the same row and
+    candidates as beside a miss, where the full causes are computed and name none of its keys."""
+    ids = two_a_level(golds)
+    exact = [GradedEpisode(i, 1, int(i[1]), [TurnAnswer(1, answer(golds[i], int(i[1])))],
+                           [{"turn": 1, "tool": "get_policy", "error": None}]) for i in ids]
+    miss = GradedEpisode(ids[0], 2, int(ids[0][1]), [TurnAnswer(1, answer(golds[ids[0]][:-1], int(ids[0][1])))])
+    grader = Grader(con, size=1)
+    try:
+        beside = grader.score([*exact, miss])
+        assert {(f["instance_id"], f["trial"]) for f in beside.failures} == {(ids[0], 2)}
+        for episode in exact:
+            alone = grader.score([episode])
+            assert alone.failures == [] and alone.answers[0]["exact_match"]
+            assert alone.answers == [r for r in beside.answers if r["instance_id"] == episode.instance_id and r["trial"] == 1]
+            assert alone.candidates == [c for c in beside.candidates
+                                        if c["instance_id"] == episode.instance_id and c["trial"] == 1]
+            assert grader.score([miss]).failures == beside.failures   # the next miss is explained again
+    finally:
+        grader.close()
+
+
 def test_infrastructure_errors_are_not_scored(con, golds):
     scored = score_episodes(con, [GradedEpisode("L1-0001", 1, 1, [TurnAnswer(1, None)], [], error="timeout: no response")])
     assert scored.answers == [] and scored.candidates == [] and scored.failures == []

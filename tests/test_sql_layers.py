@@ -65,7 +65,7 @@ def test_the_grading_layer_replaces_the_eval_queries():
     assert [name for name in order if name in layer.MATERIALIZED] == list(layer.MATERIALIZED)
     # every materialized view is computed by some caller's refresh (one left out would stay empty)
     assert set(layer.SCORING) | set(layer.PRIVACY) == set(layer.MATERIALIZED)
-    assert set(layer.CHECKS_ONLY) <= set(layer.SCORING)
+    assert set(layer.CHECKS_ONLY) <= set(layer.SCORING) and set(layer.SCORING_EXACT) < set(layer.SCORING)
 
 
 @pytest.fixture(scope="module")

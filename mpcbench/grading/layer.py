@@ -43,6 +43,8 @@ MATERIALIZED = ("grading_candidates", "grading_disclosures", "grading_source_rea
 SCORING = ("grading_candidates", "grading_source_reads", "grading_room_candidates", "grading_candidate_checks",
            "grading_failures")
 CHECKS_ONLY = ("grading_candidates", "grading_room_candidates", "grading_candidate_checks")
+# scoring answers that are all exact matches: they have no failure to explain (a third of a call)
+SCORING_EXACT = tuple(name for name in SCORING if name != "grading_failures")
 PRIVACY = ("grading_disclosures", "grading_over_reads")
 
 

@@ -30,7 +30,7 @@ from ..levels import level_spec
 from ..timestamps import TIME_FORMAT
 from ..warehouse import db
 from .keys import Key, KeyScores, candidate_key, problem_kinds, score_keys
-from .layer import CHECKS_ONLY, LAYER, SCORING, clear_grading, create_grading, refresh_grading
+from .layer import CHECKS_ONLY, LAYER, SCORING, SCORING_EXACT, clear_grading, create_grading, refresh_grading
 
 # 2: an answer is its first N candidates (N: the gold answer's length); the rest are dropped before
 # scoring and counted (n_submitted, over_submitted). Answers of N or fewer score as under version 1.
@@ -234,14 +234,16 @@ def _score(cur: duckdb.DuckDBPyConnection, scored: list[GradedEpisode], gold: di
     if explain:
         _insert(cur, "grading_tool_calls", calls)
         _insert(cur, "grading_tool_sources", [{"tool": t, "source": s} for t, s in sorted(tool_sources().items())])
-    refresh_grading(cur, SCORING if explain else CHECKS_ONLY)
+    missed = not all(r["scores"].exact_match for r in answer_rows)   # an exact match has no failure to explain
+    refresh_grading(cur, CHECKS_ONLY if not explain else SCORING if missed else SCORING_EXACT)
     checked = {(r["instance_id"], r["trial"], r["turn"], r["position"]): r
                for r in db.records(cur.execute("select * from grading_candidate_checks"))}
     failures, primary, coverage = [], {}, {}
     if explain:
-        failures = db.records(cur.execute("select * from grading_failures order by all"))
-        primary = {(r["instance_id"], r["trial"], r["turn"]): r
-                   for r in db.records(cur.execute("select * from grading_primary_causes"))}
+        if missed:
+            failures = db.records(cur.execute("select * from grading_failures order by all"))
+            primary = {(r["instance_id"], r["trial"], r["turn"]): r
+                       for r in db.records(cur.execute("select * from grading_primary_causes"))}
         coverage = {(r["instance_id"], r["trial"], r["turn"]): r
                     for r in db.records(cur.execute("select * from grading_source_coverage"))}
 

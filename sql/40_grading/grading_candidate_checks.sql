@@ -46,14 +46,16 @@ select
     c.is_duplicate,
     len(c.problem_kinds) = 0 and g.rank is not null as in_gold,
     case when len(c.problem_kinds) = 0 then g.rank end as gold_rank,
-    len(c.problem_kinds) = 0 and f.rank is not null as feasible,
+    len(c.problem_kinds) = 0 and f.starts_at is not null as feasible,
     coalesce(v.violations, []) as violations
 from grading_candidates as c
 left join oracle_answers as g
     on g.instance_id = c.instance_id
     and g.starts_at = c.starts_at
     and (c.level < 3 or g.room_id = c.room_id)
-left join oracle_candidates as f
+-- oracle_candidates' rows without its rank (a window over each instance's candidates, a tenth of
+-- a call's time): only whether the start is among them matters here
+left join int_candidates as f
     on f.instance_id = c.instance_id
     and f.starts_at = c.starts_at
     and (c.level < 3 or f.room_id = c.room_id)
