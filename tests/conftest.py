@@ -24,7 +24,9 @@ SPREAD = {"test_bench_smoke.py", "test_build.py", "test_scale.py", "test_oracle_
           "test_build_lock.py", "test_sandbox.py", "test_sandbox_attacks.py", "test_llm.py",
           "test_eval_endpoint.py", "test_eval_interrupt.py", "test_cost.py", "test_kinds.py",
           "test_model_limits.py", "test_dry_run.py", "test_exploits.py"}
-# not SPREAD: test_verifiers_env.py, whose in-process verifiers runs share one import of verifiers (~10 s)
+# not SPREAD: test_verifiers_env.py, whose in-process verifiers runs share one import of verifiers (~5 s
+# of CPU); test_episode_spec.py imports it too, so the two go to one worker together (TOGETHER)
+TOGETHER = {"test_episode_spec.py": "test_verifiers_env.py"}
 FIRST = ["test_static.py", "test_trl.py", "test_verifiers_env.py", "test_training_envs.py", "test_oracle_reference.py", "test_exploits.py",
          "test_privacy_track.py",
          "test_splits.py", "test_ood.py", "test_scale.py", "test_bench_smoke.py", "test_build.py", "test_offline_agents.py",
@@ -40,9 +42,9 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_xdist_make_scheduler(config, log):
-    """--dist loadfile, but a test of a SPREAD module is a unit of work of its own. (Not
-    `--dist loadgroup` with xdist_group marks: pytest 9.2 ignores the group that pytest-xdist
-    3.8 writes into the node id.)"""
+    """--dist loadfile, but a test of a SPREAD module is a unit of work of its own, and a module of
+    TOGETHER joins another's unit. (Not `--dist loadgroup` with xdist_group marks: pytest 9.2
+    ignores the group that pytest-xdist 3.8 writes into the node id.)"""
     if config.getoption("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -50,7 +52,10 @@ def pytest_xdist_make_scheduler(config, log):
     class SpreadScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
-            return nodeid if path.rsplit("/", 1)[-1] in SPREAD else path
+            directory, _, name = path.rpartition("/")
+            if name in TOGETHER:
+                return f"{directory}/{TOGETHER[name]}" if directory else TOGETHER[name]
+            return nodeid if name in SPREAD else path
 
     return SpreadScheduling(config, log)
 
