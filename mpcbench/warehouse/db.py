@@ -92,10 +92,11 @@ def open_partitioned(root: Path) -> duckdb.DuckDBPyConnection:
     for table in (*RAW_TABLES, *parts.META_TABLES, *parts.LABEL_TABLES):
         _parquet_view(con, table, parts.table_glob(root, table))
     definitions = view_definitions()
-    for name in MATERIALIZED:
+    for name in reversed(MATERIALIZED):   # the last first: each binds over tables (in order, 1.4 s of 1.5)
         if name not in parts.LABEL_TABLES:
             con.execute(f"create or replace view {name} as\n{definitions[name]}")
             document(con, name, definitions[name])
+    for name in MATERIALIZED:
         con.execute(f"drop table mat_{name}")
     return con
 
