@@ -30,7 +30,7 @@ CASES = {
     "episode_size.py": (["--db", "{db}", "--json", "{tmp}/episode_size.json"], "harness wall time"),
     "envs.py": (["--db", "{db}", "--json", "{tmp}/envs.json"], "| environment | concurrency | rollouts/s |"),
     "harness.py": (["--db", "{db}", "--json", "{tmp}/harness.json"], "Harness overhead per agent step"),
-    "interrupts.py": (["--db", "{db}"], "3 of 3 tries good"),
+    "interrupts.py": (["--db", "{db}"], "1 of 1 tries good"),
     "leaks.py": (["--db", "{db}"], " ms per note (median of 1;"),
     "legacy_pipeline.py": ([], "mock: median"),
     "mcp_run.py": (["--db", "{db}", "--json", "{tmp}/mcp.json"], "-instance MCP run (level 1"),
