@@ -281,6 +281,20 @@ def test_a_call_repeated_in_another_episode_is_answered_from_the_call_cache(con,
     assert ran == ["list_events", "list_events", "get_person", "get_person"]
 
 
+def test_a_query_that_does_not_read_the_clock_is_shared_by_the_instances_of_a_world(con, monkeypatch):
+    """Two instances of one world, each with its own clock: the policies are read once, the clock
+    (get_current_time, whose query reads `$now`) for each."""
+    ran = _queries_run(monkeypatch)
+    ids, nows = zip(*con.execute("select instance_id, now from instances where level = 2 order by position limit 2").fetchall())
+    assert nows[0] != nows[1]
+    said = []
+    for instance_id in ids:
+        with Environment(con, instance_id) as env:
+            said.append((env.call("list_policies", {}), env.call("get_current_time", {})))
+    assert ran == ["list_policies", "get_current_time", "get_current_time"]
+    assert said[0][0] == said[1][0] and said[0][1] != said[1][1] and not said[0][0].startswith("error:")
+
+
 def test_the_call_cache_keeps_the_latest_calls():
     cache = tools.CallCache(size=2)
     cache.put(("a",), ("A", ()))

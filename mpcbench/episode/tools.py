@@ -42,10 +42,11 @@ Answer = tuple[str, tuple[str, ...]]   # a call's text and the raw rows it was d
 
 class CallCache:
     """What the tools answered (text and lineage), kept per read-only warehouse file (its identity:
-    path, inode, size, mtime; `warehouse.db.read_only_file`), world, clock, tool and arguments, the
-    latest `size` calls (a few kB each): the same call in another episode of the process (the
-    scripted reference after a run's episodes, an instance's rollouts again, an ablation's
-    configurations, trials) is answered without its query. Only a read-only file's calls are kept,
+    path, inode, size, mtime; `warehouse.db.read_only_file`), world, tool and arguments, and the
+    clock for a query that reads it (`$now`: get_current_time), the latest `size` calls (a few kB
+    each): the same call in another episode of the process (the scripted reference after a run's
+    episodes, an instance's rollouts again, an ablation's configurations, trials, another instance
+    of the world) is answered without its query. Only a read-only file's calls are kept,
     none of a booking episode (its cursor sees its own writes), and no error. `enabled = False`
     turns it off (bench/tools.py times the queries)."""
 
@@ -113,7 +114,9 @@ class DataTools:
             raise ToolError(f"{exc}. Usage: {tool.signature()}") from None
         if self.cache_key is None or not CALL_CACHE.enabled:
             return self._answer(tool, args)
-        key = (*self.cache_key, tool.name, tool.sql, repr(sorted(args.items())))
+        file, world_id, now = self.cache_key   # a query that does not read the clock answers alike at any time
+        key = (file, world_id, now if "now" in tool.binds else None, tool.name, tool.sql,
+               repr(sorted(args.items())))
         found = CALL_CACHE.get(key)
         if found is None:
             found = self._answer(tool, args)
