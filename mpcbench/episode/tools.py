@@ -92,7 +92,7 @@ class DataTools:
         self.specs: list[ToolSpec] = [tool.spec for tool in self._tools.values()]
         # what keys this instance's calls in CALL_CACHE; None: not cached (booking.Overlay sets it)
         file = read_only_file(self.con)
-        self.cache_key: tuple | None = None if file is None else (file, self.world_id, self.now)
+        self.cache_key: tuple | None = None if file is None else (file, self.world_id)
 
     def tool(self, name: str) -> Tool:
         return self._tools[name]
@@ -114,9 +114,8 @@ class DataTools:
             raise ToolError(f"{exc}. Usage: {tool.signature()}") from None
         if self.cache_key is None or not CALL_CACHE.enabled:
             return self._answer(tool, args)
-        file, world_id, now = self.cache_key   # a query that does not read the clock answers alike at any time
-        key = (file, world_id, now if "now" in tool.binds else None, tool.name, tool.sql,
-               repr(sorted(args.items())))
+        clock = self.now if "now" in tool.binds else None   # a query that does not read it answers alike at any time
+        key = (*self.cache_key, clock, tool.name, tool.sql, repr(sorted(args.items())))
         found = CALL_CACHE.get(key)
         if found is None:
             found = self._answer(tool, args)
